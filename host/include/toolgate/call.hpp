@@ -1,0 +1,30 @@
+// call.hpp -- what a tool call is: an identity and its arguments (SPEC §2.1).
+#pragma once
+
+#include <toolgate/signal.hpp>
+
+#include <boost/json/value.hpp>
+
+#include <memory>
+
+#include <string>
+
+namespace toolgate {
+
+// Nothing in the pipeline can change a call's identity.  Hooks receive it
+// read-only; the audit trail and observers always see the true identity.
+struct CallIdentity {
+  std::string call_id;       // unique per call; generated when empty
+  std::string tool;          // the tool's name
+  std::string session_id;    // the agent session
+  std::string parent_token;  // non-empty for sub-calls
+};
+
+struct ToolCall {
+  CallIdentity identity;
+  boost::json::value arguments;  // must be a JSON object
+  // Optional: fire it to cancel the call; the tool sees it (or a child).
+  std::shared_ptr<Signal> signal;
+};
+
+}  // namespace toolgate

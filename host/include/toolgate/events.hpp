@@ -1,0 +1,46 @@
+// events.hpp -- the append-only session event log (SPEC §2.13).
+//
+// Event types used by the host: tool/call, tool/result, hook/invoked,
+// hook/result, approval/requested, approval/resolved, plugin/loaded,
+// batch/settled, observer/failed.  Tools and plugins add their own
+// ("fs/observed") through the host API.
+#pragma once
+
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <string>
+
+namespace toolgate {
+
+struct Event {
+  std::uint64_t sequence = 0;  // strictly increasing per host
+  std::string type;            // "tool/call", ...
+  std::string session_id;      // empty for host-level events
+  std::string call_id;         // empty when not about one call
+  std::uint64_t generation = 0;  // the plugin generation that served it
+  boost::json::object data;
+
+  boost::json::object to_json() const;
+};
+
+// A sink receives every event, possibly from many threads at once.
+using EventSink = std::function<void(const Event&)>;
+
+// The default sink: one JSON object per line, written under a lock.
+class JsonLinesSink {
+ public:
+  explicit JsonLinesSink(std::FILE* out, bool flush_each = false)
+      : out_(out), flush_each_(flush_each) {}
+  void operator()(const Event& e);
+
+ private:
+  std::mutex mutex_;
+  std::FILE* out_;
+  bool flush_each_;
+};
+
+}  // namespace toolgate

@@ -1,0 +1,179 @@
+// hooks.hpp -- the C++ shape of every pipeline stage.
+//
+// Embedders register these directly on a Host; plugins' C callbacks are
+// adapted into exactly the same types (host/src/abi/), so both paths run the
+// same engine code.  Every callback may throw: the engine catches at the
+// stage boundary and fails closed (SPEC §2).
+#pragma once
+
+#include <toolgate/call.hpp>
+#include <toolgate/result.hpp>
+#include <toolgate/signal.hpp>
+
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace toolgate {
+
+namespace detail {
+struct CallState;
+}
+
+// The pre-execute decision as it stands.
+enum class Decision { allow = 0, ask = 1, deny = 2 };
+
+// Tool annotations (same bits as TG_TOOL_* in toolgate.h).
+namespace annotation {
+inline constexpr std::uint32_t read_only = 0x01;
+inline constexpr std::uint32_t destructive = 0x02;
+inline constexpr std::uint32_t idempotent = 0x04;
+inline constexpr std::uint32_t open_world = 0x08;
+}  // namespace annotation
+
+// A read-only view of a call as any hook sees it.  References are valid for
+// the duration of the hook invocation.
+struct HookCall {
+  const CallIdentity& identity;
+  const boost::json::object& arguments;           // current (final for guards)
+  const boost::json::object& original_arguments;  // as the caller sent them
+  std::string_view stage;
+  Decision decision = Decision::allow;  // the pre-execute decision so far
+  std::uint32_t annotations = 0;        // of the tool being called
+  std::uint32_t attempt = 0;            // tool body invocations so far
+  // post-execute and finalize: the candidate result (result-shape JSON) and
+  // whether the call was denied rather than executed.
+  const boost::json::value* candidate = nullptr;
+  bool denied = false;
+  detail::CallState* state = nullptr;  // engine-private
+
+  // Append a tool- or plugin-owned event to the session log.
+  void emit(std::string_view type, boost::json::object data) const;
+};
+
+// ---- 1. pre-execute ---------------------------------------------------------
+struct PreVerdict {
+  enum class Kind { keep, allow, ask, deny } kind = Kind::keep;
+  std::string reason;                            // for ask / deny
+  std::optional<boost::json::object> arguments;  // replacement, if any
+
+  static PreVerdict keep() { return {}; }
+  static PreVerdict allow() { return {Kind::allow, {}, {}}; }
+  static PreVerdict ask(std::string r) { return {Kind::ask, std::move(r), {}}; }
+  static PreVerdict deny(std::string r) { return {Kind::deny, std::move(r), {}}; }
+  PreVerdict with_arguments(boost::json::object a) && {
+    arguments = std::move(a);
+    return std::move(*this);
+  }
+};
+using PreExecuteFn = std::function<PreVerdict(const HookCall&)>;
+
+// ---- approval -----------------------------------------------------------------
+enum class ApprovalAnswer { allowed_once, rejected, cancelled, unavailable };
+struct ApprovalRequest {
+  const CallIdentity& identity;
+  const boost::json::object& arguments;  // exactly what will run
+  std::string_view reason;
+  std::string_view source;  // the hook that asked
+};
+using Approver = std::function<ApprovalAnswer(const ApprovalRequest&)>;
+
+// ---- 2. guards: return a reason to deny, nullopt to abstain ----------------
+using GuardFn = std::function<std::optional<std::string>(const HookCall&)>;
+
+// ---- 3. execute wrappers --------------------------------------------------------
+// What one run of the rest of the chain produced.  Only the host creates
+// these; a wrapper can return only a reference it got from `next`.
+struct ExecResult {
+  bool is_error = false;
+  boost::json::value value;  // when !is_error
+  std::string error_code;    // when is_error
+  std::string message;
+  std::string stage;
+  std::string source;
+};
+class Next {
+ public:
+  virtual ~Next() = default;
+  // Runs the inner wrappers and the tool body with `signal`.
+  virtual const ExecResult& operator()(std::shared_ptr<Signal> signal) = 0;
+};
+using ExecuteWrapperFn = std::function<const ExecResult&(
+    const HookCall&, const std::shared_ptr<Signal>&, Next&)>;
+
+// ---- 6. post-execute --------------------------------------------------------------
+struct PostVerdict {
+  enum class Kind { accept, replace, block } kind = Kind::accept;
+  boost::json::value replacement;      // result shape, for replace
+  std::string reason;                  // for block
+  std::vector<std::string> contexts;   // queued for the model
+
+  static PostVerdict accept() { return {}; }
+  static PostVerdict replace(boost::json::value r) {
+    return {Kind::replace, std::move(r), {}, {}};
+  }
+  static PostVerdict block(std::string r) {
+    return {Kind::block, {}, std::move(r), {}};
+  }
+  PostVerdict add_context(std::string c) && {
+    contexts.push_back(std::move(c));
+    return std::move(*this);
+  }
+};
+using PostExecuteFn = std::function<PostVerdict(const HookCall&)>;
+
+// ---- 8. result observers: the frozen outcome ------------------------------------
+struct Outcome {
+  const CallIdentity& identity;
+  const boost::json::object& original_arguments;
+  const boost::json::object& final_arguments;
+  const boost::json::array& trail;  // every stage's verdict, with timings
+  const ToolResult& result;
+  std::uint64_t generation;
+  detail::CallState* state = nullptr;  // engine-private (observer events)
+  boost::json::object to_json() const;
+};
+using ResultObserverFn = std::function<void(const Outcome&)>;
+
+// ---- tools -------------------------------------------------------------------------
+struct ToolContext {
+  const HookCall& call;
+  std::shared_ptr<Signal> signal;
+};
+struct ToolOutput {
+  bool ok = true;
+  boost::json::value value;
+  std::string error_code = "tool_error";  // tool_error, timeout or cancelled
+  std::string message;
+  static ToolOutput success(boost::json::value v) { return {true, std::move(v), {}, {}}; }
+  static ToolOutput failure(std::string msg, std::string code = "tool_error") {
+    return {false, {}, std::move(code), std::move(msg)};
+  }
+};
+struct ToolDefinition {
+  std::string name;
+  std::string description;
+  boost::json::value input_schema;   // JSON Schema object or null
+  boost::json::value output_schema;  // optional
+  std::uint32_t annotations = 0;
+  std::function<ToolOutput(const ToolContext&)> execute;                  // required
+  std::function<boost::json::array(const boost::json::value&)> render;    // optional
+  // The last content-only invariant.  Receives a copy of the normalized
+  // result; only `content` may change -- the host checks the rest.
+  std::function<void(ToolResult&)> finalize_content;                      // optional
+};
+
+// ---- registration options ------------------------------------------------------------
+struct HookOptions {
+  std::string name;                      // unique within its owner
+  std::vector<std::string> tools;        // glob list; "!glob" excludes; empty = all
+  int priority = 0;                      // waterfalls: higher first
+  bool shadow = false;                   // guards: record, never deny
+};
+
+}  // namespace toolgate

@@ -1,0 +1,98 @@
+// host.hpp -- the embedding API: what an agent runtime includes.
+//
+//   toolgate::Host host;
+//   host.register_tool(my_tool);
+//   host.load_manifest("policy.json");       // plugins (.so) from a manifest
+//   host.set_approver(my_prompt);
+//   ToolResult r = host.call({{"", "greet", "session-1", ""}, {{"name", "World"}}});
+//
+// All member functions are thread-safe.  call() and call_batch() take no
+// global lock: each call runs on an immutable snapshot of the registered
+// hooks (a "generation"); registering or loading publishes a new one.
+#pragma once
+
+#include <toolgate/call.hpp>
+#include <toolgate/events.hpp>
+#include <toolgate/hooks.hpp>
+#include <toolgate/result.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace toolgate {
+
+// A load problem: what was wrong, where (file and JSON path), how to fix it.
+class LoadError : public std::runtime_error {
+ public:
+  LoadError(std::string file, std::string json_path, std::string what,
+            std::string fix);
+  const std::string& file() const { return file_; }
+  const std::string& json_path() const { return json_path_; }
+  const std::string& problem() const { return problem_; }
+  const std::string& fix() const { return fix_; }
+
+ private:
+  std::string file_, json_path_, problem_, fix_;
+};
+
+struct HostOptions {
+  std::size_t max_result_bytes = 16u << 20;    // normalization size limit
+  std::size_t max_argument_bytes = 16u << 20;  // call_json size limit
+  std::size_t max_json_depth = 64;             // call_json nesting limit
+  unsigned batch_parallelism = 0;              // 0: hardware concurrency
+};
+
+struct BatchResult {
+  std::vector<ToolResult> results;  // in the order of the calls
+  // Contexts queued by post-execute hooks, first-in first-out, released
+  // after every call of the batch has its tool/result.
+  std::vector<std::string> additional_contexts;
+};
+
+class Host {
+ public:
+  explicit Host(HostOptions options = {});
+  ~Host();
+  Host(const Host&) = delete;
+  Host& operator=(const Host&) = delete;
+
+  // ---- configuration (control thread; publishes a new generation) --------
+  void register_tool(ToolDefinition tool);
+  // `owner` names the registrant: the hook id is "owner/name".
+  void add_pre_execute(std::string owner, HookOptions o, PreExecuteFn fn);
+  void add_guard(std::string owner, HookOptions o, GuardFn fn);
+  void add_execute_wrapper(std::string owner, HookOptions o, ExecuteWrapperFn fn);
+  void add_post_execute(std::string owner, HookOptions o, PostExecuteFn fn);
+  void add_result_observer(std::string owner, HookOptions o, ResultObserverFn fn);
+  void set_approver(Approver approver);
+
+  // Loads every plugin a manifest lists.  All or nothing: on any error a
+  // LoadError is thrown and the active generation is unchanged.
+  void load_manifest(const std::filesystem::path& manifest);
+
+  // Every event from now on goes to `sink` as well.
+  void subscribe(EventSink sink);
+
+  // ---- calls (any thread, concurrently) -----------------------------------
+  ToolResult call(ToolCall call);
+  // Parses `{"tool": ..., "arguments": {...}, "call_id"?, "session_id"?}`
+  // with size, depth and UTF-8 limits; bad input is an error result.
+  ToolResult call_json(std::string_view call_json);
+  BatchResult call_batch(std::vector<ToolCall> calls);
+
+  // Ids of loaded plugins and registered hooks, in run order per stage.
+  boost::json::object describe() const;
+  std::uint64_t generation() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace toolgate

@@ -1,0 +1,127 @@
+// abi_types.hpp -- what the opaque handles of toolgate.h are on the host
+// side.  Only host/src/abi/ sees these.
+#pragma once
+
+#include "plugin_instance.hpp"
+
+#include <toolgate/hooks.hpp>
+#include <toolgate/toolgate.h>
+
+#include <boost/json/value.hpp>
+
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace toolgate::detail {
+
+// Which callback a tg_call was made for; host functions check it.
+enum class AbiStage {
+  pre_execute,
+  guard,
+  wrapper,
+  post_execute,
+  observer,
+  tool_execute,
+  tool_render,
+  tool_finalize,
+};
+
+struct SignalArena;
+
+}  // namespace toolgate::detail
+
+// A signal handed to a plugin.  Child signals are kept in the arena of the
+// callback that made them and die with it.
+struct tg_signal {
+  std::shared_ptr<toolgate::Signal> signal;
+  toolgate::detail::SignalArena* arena;
+};
+
+namespace toolgate::detail {
+struct SignalArena {
+  std::mutex mutex;
+  std::deque<tg_signal> signals;
+  const tg_signal* add(std::shared_ptr<Signal> s) {
+    std::lock_guard lock(mutex);
+    signals.push_back(tg_signal{std::move(s), this});
+    return &signals.back();
+  }
+};
+}  // namespace toolgate::detail
+
+struct tg_result {
+  const toolgate::ExecResult* result;
+};
+
+// The rest of the wrapper chain, plus the results it produced for this
+// wrapper invocation (so a returned handle can be checked before use).
+struct tg_next {
+  toolgate::Next* next;
+  std::deque<tg_result> results;
+  bool owns(const tg_result* r) const {
+    for (const auto& x : results)
+      if (&x == r) return true;
+    return false;
+  }
+};
+
+// One callback invocation: a view of the call plus the answers the plugin
+// gave through the host API (copied in), plus borrowed text buffers.
+struct tg_call {
+  tg_call(const toolgate::HookCall& v, toolgate::detail::AbiStage k,
+          const toolgate::detail::PluginInstance* p)
+      : view(v), stage(k), plugin(p) {}
+
+  const toolgate::HookCall& view;
+  toolgate::detail::AbiStage stage;
+  const toolgate::detail::PluginInstance* plugin;
+  const toolgate::Outcome* outcome = nullptr;        // observers
+  const boost::json::value* render_value = nullptr;  // render
+  const toolgate::ToolResult* finalize_input = nullptr;  // finalize
+
+  // Answers (copied in by host functions).  Mutable: set_error and
+  // set_reason take a const handle because guards may use them.
+  mutable std::string error;
+  mutable std::optional<std::string> reason;
+  std::optional<boost::json::object> new_arguments;
+  std::optional<boost::json::value> new_result;
+  std::vector<std::string> contexts;
+  std::optional<boost::json::value> value;
+  std::optional<boost::json::array> content;
+  // A set_* call with bad input; the hook's answer is malformed.
+  std::string malformed;
+
+  // Borrowed text, built on first request and valid for the callback.
+  mutable std::optional<std::string> arguments_text;
+  mutable std::optional<std::string> result_text;
+  mutable std::optional<std::string> value_text;
+};
+
+struct tg_init_ctx {
+  struct Pending {
+    std::uint32_t kind;  // a TG_CAP_* bit
+    std::string name;
+    std::vector<std::string> tools;
+    int priority;
+    void* user_data;
+    void (*fn)(void);  // the callback, cast back by kind
+  };
+  toolgate::detail::PluginInstance* plugin;
+  std::vector<Pending> hooks;
+  struct PendingTool {
+    std::string name, description;
+    boost::json::value input_schema, output_schema;
+    std::uint32_t annotations;
+    tg_tool_execute_fn execute;
+    tg_tool_render_fn render;
+    tg_tool_finalize_fn finalize_content;
+    void* user_data;
+  };
+  std::vector<PendingTool> tools;
+  std::vector<std::string> errors;
+  std::optional<std::pair<std::string, std::string>> config_rejection;
+};

@@ -1,0 +1,171 @@
+#include "adapters.hpp"
+
+#include "../hook_failure.hpp"
+
+#include <string>
+
+namespace toolgate::detail {
+namespace {
+
+std::string status_name(tg_status st) {
+  switch (st) {
+    case TG_ERROR: return "TG_ERROR";
+    case TG_INVALID_ARGUMENT: return "TG_INVALID_ARGUMENT";
+    case TG_NOT_FOUND: return "TG_NOT_FOUND";
+    case TG_TYPE_MISMATCH: return "TG_TYPE_MISMATCH";
+    case TG_CONFIG_REJECTED: return "TG_CONFIG_REJECTED";
+    case TG_CANCELLED: return "TG_CANCELLED";
+    case TG_TIMEOUT: return "TG_TIMEOUT";
+    case TG_WRONG_STAGE: return "TG_WRONG_STAGE";
+    default: return "unknown status " + std::to_string(st);
+  }
+}
+
+// Throws the failure a non-OK status or a malformed answer stands for.
+void check(const tg_call& c, tg_status st) {
+  if (st != TG_OK)
+    throw HookFailure(c.error.empty() ? "returned " + status_name(st)
+                                      : c.error + " (" + status_name(st) + ")");
+  if (!c.malformed.empty()) throw HookFailure("malformed answer: " + c.malformed);
+}
+
+[[noreturn]] void unknown_verdict(int32_t v) {
+  throw HookFailure("answered an unknown verdict " + std::to_string(v));
+}
+
+}  // namespace
+
+PreExecuteFn adapt_pre_execute(PluginPtr p, tg_pre_execute_fn fn, void* ud) {
+  return [p = std::move(p), fn, ud](const HookCall& view) {
+    tg_call c(view, AbiStage::pre_execute, p.get());
+    int32_t verdict = -1;
+    check(c, p->invoke([&] { return fn(ud, &c, &verdict); }));
+    PreVerdict v;
+    switch (verdict) {
+      case TG_PRE_KEEP: v.kind = PreVerdict::Kind::keep; break;
+      case TG_PRE_ALLOW: v.kind = PreVerdict::Kind::allow; break;
+      case TG_PRE_ASK: v.kind = PreVerdict::Kind::ask; break;
+      case TG_PRE_DENY: v.kind = PreVerdict::Kind::deny; break;
+      default: unknown_verdict(verdict);
+    }
+    if (c.reason) v.reason = std::move(*c.reason);
+    v.arguments = std::move(c.new_arguments);
+    return v;
+  };
+}
+
+GuardFn adapt_guard(PluginPtr p, tg_guard_fn fn, void* ud) {
+  return [p = std::move(p), fn, ud](const HookCall& view) -> std::optional<std::string> {
+    tg_call c(view, AbiStage::guard, p.get());
+    int32_t verdict = -1;
+    check(c, p->invoke([&] { return fn(ud, &c, &verdict); }));
+    if (verdict == TG_GUARD_ABSTAIN) return std::nullopt;
+    if (verdict == TG_GUARD_DENY) return c.reason.value_or("");
+    unknown_verdict(verdict);  // fail closed: never read as abstain
+  };
+}
+
+ExecuteWrapperFn adapt_execute_wrapper(PluginPtr p, tg_execute_wrapper_fn fn, void* ud) {
+  return [p = std::move(p), fn, ud](const HookCall& view,
+                                    const std::shared_ptr<Signal>& signal,
+                                    Next& next) -> const ExecResult& {
+    tg_call c(view, AbiStage::wrapper, p.get());
+    SignalArena arena;
+    const tg_signal* s = arena.add(signal);
+    tg_next n{&next, {}};
+    const tg_result* out = nullptr;
+    check(c, p->invoke([&] { return fn(ud, &c, s, &n, &out); }));
+    // Check the handle before touching it: a fabricated pointer is never
+    // dereferenced.
+    if (!out || !n.owns(out))
+      throw HookFailure("returned a result it did not get from next");
+    return *out->result;
+  };
+}
+
+PostExecuteFn adapt_post_execute(PluginPtr p, tg_post_execute_fn fn, void* ud) {
+  return [p = std::move(p), fn, ud](const HookCall& view) {
+    tg_call c(view, AbiStage::post_execute, p.get());
+    int32_t verdict = -1;
+    check(c, p->invoke([&] { return fn(ud, &c, &verdict); }));
+    PostVerdict v;
+    switch (verdict) {
+      case TG_POST_ACCEPT: v.kind = PostVerdict::Kind::accept; break;
+      case TG_POST_REPLACE:
+        if (!c.new_result) throw HookFailure("answered REPLACE without set_result");
+        v.kind = PostVerdict::Kind::replace;
+        v.replacement = std::move(*c.new_result);
+        break;
+      case TG_POST_BLOCK: v.kind = PostVerdict::Kind::block; break;
+      default: unknown_verdict(verdict);
+    }
+    if (c.reason) v.reason = std::move(*c.reason);
+    v.contexts = std::move(c.contexts);
+    return v;
+  };
+}
+
+ResultObserverFn adapt_result_observer(PluginPtr p, tg_result_observer_fn fn, void* ud) {
+  return [p = std::move(p), fn, ud](const Outcome& outcome) {
+    HookCall view{outcome.identity, outcome.final_arguments, outcome.original_arguments,
+                  stage::observer};
+    view.state = outcome.state;
+    view.denied = outcome.result.is_error && outcome.result.error &&
+                  outcome.result.error->code != error_code::tool_error;
+    tg_call c(view, AbiStage::observer, p.get());
+    c.outcome = &outcome;
+    check(c, p->invoke([&] { return fn(ud, &c); }));
+  };
+}
+
+ToolDefinition adapt_tool(PluginPtr p, tg_init_ctx::PendingTool t) {
+  ToolDefinition d;
+  d.name = t.name;
+  d.description = t.description;
+  d.input_schema = t.input_schema;
+  d.output_schema = t.output_schema;
+  d.annotations = t.annotations;
+  void* ud = t.user_data;
+  d.execute = [p, fn = t.execute, ud](const ToolContext& ctx) {
+    tg_call c(ctx.call, AbiStage::tool_execute, p.get());
+    SignalArena arena;
+    const tg_signal* s = arena.add(ctx.signal);
+    tg_status st = p->invoke([&] { return fn(ud, &c, s); });
+    if (st == TG_TIMEOUT || st == TG_CANCELLED)
+      return ToolOutput::failure(c.error.empty() ? "the tool stopped on its signal" : c.error,
+                                 st == TG_TIMEOUT ? "timeout" : "cancelled");
+    if (st != TG_OK)
+      return ToolOutput::failure(c.error.empty() ? "the tool failed" : c.error);
+    if (!c.malformed.empty())
+      return ToolOutput::failure("the tool's answer is malformed: " + c.malformed,
+                                 "snapshot_failed");
+    if (!c.value)
+      return ToolOutput::failure("the tool returned TG_OK without set_value",
+                                 "snapshot_failed");
+    return ToolOutput::success(std::move(*c.value));
+  };
+  if (t.render)
+    d.render = [p, fn = t.render, ud](const boost::json::value& value) {
+      static const boost::json::object none;
+      CallIdentity id;
+      HookCall view{id, none, none, stage::render};
+      tg_call c(view, AbiStage::tool_render, p.get());
+      c.render_value = &value;
+      check(c, p->invoke([&] { return fn(ud, &c); }));
+      if (!c.content) throw HookFailure("render returned TG_OK without set_content");
+      return std::move(*c.content);
+    };
+  if (t.finalize_content)
+    d.finalize_content = [p, fn = t.finalize_content, ud](ToolResult& result) {
+      static const boost::json::object none;
+      CallIdentity id;
+      HookCall view{id, none, none, stage::finalize};
+      tg_call c(view, AbiStage::tool_finalize, p.get());
+      c.finalize_input = &result;
+      check(c, p->invoke([&] { return fn(ud, &c); }));
+      if (c.content) result.content = std::move(*c.content);
+    };
+  return d;
+}
+
+}  // namespace toolgate::detail

@@ -1,0 +1,553 @@
+// host_api.cpp -- the host API table handed to every plugin (toolgate.h §6).
+//
+// Every entry is noexcept in effect: C callers cannot handle exceptions, so
+// each function catches everything and answers with a status.
+#include "host_api.hpp"
+
+#include "../json_util.hpp"
+#include "abi_types.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <spdlog/spdlog.h>
+
+#include <cstring>
+
+namespace toolgate::detail {
+namespace {
+
+namespace json = boost::json;
+
+std::string_view sv(tg_str s) {
+  return s.data ? std::string_view(s.data, s.size) : std::string_view();
+}
+tg_str ts(std::string_view s) { return tg_str{s.data(), s.size()}; }
+
+// Runs `fn`, mapping any exception to TG_ERROR.
+template <class Fn>
+tg_status safely(Fn&& fn) noexcept {
+  try {
+    return fn();
+  } catch (...) {
+    return TG_ERROR;
+  }
+}
+
+// Parses JSON handed over by a plugin; records why on failure.
+std::optional<json::value> parse_from_plugin(tg_call* c, tg_str text,
+                                             const char* what) {
+  std::string why;
+  auto v = parse_untrusted(sv(text), 64, &why);
+  if (!v) c->malformed = std::string(what) + " is not valid JSON (" + why + ")";
+  return v;
+}
+
+bool valid_hook_name(const char* name) {
+  if (!name || !*name) return false;
+  for (const char* p = name; *p; ++p) {
+    char ch = *p;
+    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+              (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+const char* kind_name(std::uint32_t cap) {
+  switch (cap) {
+    case TG_CAP_PRE_EXECUTE: return "pre-execute hook";
+    case TG_CAP_GUARD: return "guard";
+    case TG_CAP_EXECUTE_WRAPPER: return "execute wrapper";
+    case TG_CAP_POST_EXECUTE: return "post-execute hook";
+    case TG_CAP_RESULT_OBSERVER: return "result observer";
+    default: return "tool";
+  }
+}
+
+tg_status register_hook(tg_init_ctx* ctx, std::uint32_t cap,
+                        const tg_hook_options* o, void (*fn)(void)) {
+  return safely([&]() -> tg_status {
+    if (!ctx) return TG_INVALID_ARGUMENT;
+    auto err = [&](std::string m) {
+      ctx->errors.push_back(std::move(m));
+      return TG_INVALID_ARGUMENT;
+    };
+    if (!o || o->struct_size < offsetof(tg_hook_options, user_data) + sizeof(void*))
+      return err(std::string("registering a ") + kind_name(cap) +
+                 ": tg_hook_options is missing or its struct_size is too small");
+    if (o->struct_size > sizeof(tg_hook_options))
+      return err("tg_hook_options is larger than this host knows (struct_size " +
+                 std::to_string(o->struct_size) + ")");
+    std::string name = o->name ? o->name : "";
+    if (!valid_hook_name(o->name))
+      return err(std::string("a ") + kind_name(cap) + " name \"" + name +
+                 "\" is empty or has characters outside [A-Za-z0-9._-]");
+    if (!fn) return err(std::string(kind_name(cap)) + " \"" + name + "\" has a NULL callback");
+    if (!(ctx->plugin->capabilities & cap))
+      return err(std::string("registered ") + kind_name(cap) + " \"" + name +
+                 "\" but did not declare that capability in its descriptor");
+    for (const auto& h : ctx->hooks)
+      if (h.name == name) return err("hook name \"" + name + "\" is registered twice");
+    std::vector<std::string> tools;
+    if (o->tool_filter && *o->tool_filter) tools.emplace_back(o->tool_filter);
+    ctx->hooks.push_back({cap, name, std::move(tools), o->priority, o->user_data, fn});
+    return TG_OK;
+  });
+}
+
+template <class F>
+void (*erase(F f))(void) {
+  return reinterpret_cast<void (*)(void)>(f);
+}
+
+tg_status reg_pre(tg_init_ctx* c, const tg_hook_options* o, tg_pre_execute_fn f) {
+  return register_hook(c, TG_CAP_PRE_EXECUTE, o, erase(f));
+}
+tg_status reg_guard(tg_init_ctx* c, const tg_hook_options* o, tg_guard_fn f) {
+  return register_hook(c, TG_CAP_GUARD, o, erase(f));
+}
+tg_status reg_wrapper(tg_init_ctx* c, const tg_hook_options* o, tg_execute_wrapper_fn f) {
+  return register_hook(c, TG_CAP_EXECUTE_WRAPPER, o, erase(f));
+}
+tg_status reg_post(tg_init_ctx* c, const tg_hook_options* o, tg_post_execute_fn f) {
+  return register_hook(c, TG_CAP_POST_EXECUTE, o, erase(f));
+}
+tg_status reg_observer(tg_init_ctx* c, const tg_hook_options* o, tg_result_observer_fn f) {
+  return register_hook(c, TG_CAP_RESULT_OBSERVER, o, erase(f));
+}
+
+tg_status reg_tool(tg_init_ctx* ctx, const tg_tool_definition* d) {
+  return safely([&]() -> tg_status {
+    if (!ctx) return TG_INVALID_ARGUMENT;
+    auto err = [&](std::string m) {
+      ctx->errors.push_back(std::move(m));
+      return TG_INVALID_ARGUMENT;
+    };
+    if (!d || d->struct_size < offsetof(tg_tool_definition, user_data) + sizeof(void*))
+      return err("tg_tool_definition is missing or its struct_size is too small");
+    if (d->struct_size > sizeof(tg_tool_definition))
+      return err("tg_tool_definition is larger than this host knows");
+    if (!(ctx->plugin->capabilities & TG_CAP_TOOLS))
+      return err("registered a tool but did not declare TG_CAP_TOOLS");
+    if (!valid_hook_name(d->name)) return err("a tool name is empty or invalid");
+    if (!d->execute) return err(std::string("tool \"") + d->name + "\" has no execute callback");
+    tg_init_ctx::PendingTool t{d->name, d->description ? d->description : "",
+                               nullptr, nullptr, d->annotations, d->execute,
+                               d->render, d->finalize_content, d->user_data};
+    std::string why;
+    if (d->input_schema_json.size) {
+      auto v = parse_untrusted(sv(d->input_schema_json), 64, &why);
+      if (!v) return err(std::string("tool \"") + d->name + "\" input schema: " + why);
+      t.input_schema = std::move(*v);
+    }
+    if (d->output_schema_json.size) {
+      auto v = parse_untrusted(sv(d->output_schema_json), 64, &why);
+      if (!v) return err(std::string("tool \"") + d->name + "\" output schema: " + why);
+      t.output_schema = std::move(*v);
+    }
+    ctx->tools.push_back(std::move(t));
+    return TG_OK;
+  });
+}
+
+void init_error(tg_init_ctx* ctx, const char* message) {
+  safely([&] {
+    if (ctx) ctx->errors.emplace_back(message ? message : "(no message)");
+    return TG_OK;
+  });
+}
+
+void reject_config(tg_init_ctx* ctx, const char* pointer, const char* message) {
+  safely([&] {
+    if (ctx)
+      ctx->config_rejection.emplace(pointer ? pointer : "",
+                                    message ? message : "(no message)");
+    return TG_OK;
+  });
+}
+
+// ---- reading ----------------------------------------------------------------
+
+tg_status call_info(const tg_call* c, tg_call_info* out) {
+  if (!c || !out || out->struct_size < offsetof(tg_call_info, attempt) + sizeof(uint32_t))
+    return TG_INVALID_ARGUMENT;
+  const auto& id = c->view.identity;
+  out->tool_name = ts(id.tool);
+  out->call_id = ts(id.call_id);
+  out->session_id = ts(id.session_id);
+  out->parent_token = ts(id.parent_token);
+  out->stage = ts(c->view.stage);
+  out->annotations = c->view.annotations;
+  out->attempt = c->view.attempt;
+  return TG_OK;
+}
+
+tg_status arguments_json(const tg_call* c, tg_str* out) {
+  return safely([&]() -> tg_status {
+    if (!c || !out) return TG_INVALID_ARGUMENT;
+    if (!c->arguments_text) c->arguments_text = json::serialize(c->view.arguments);
+    *out = ts(*c->arguments_text);
+    return TG_OK;
+  });
+}
+
+const json::value* lookup(const tg_call* c, const char* pointer, tg_status* st) {
+  if (!c || !pointer) {
+    *st = TG_INVALID_ARGUMENT;
+    return nullptr;
+  }
+  boost::system::error_code ec;
+  // The arguments are an object; a pointer into it needs no parsing.
+  const json::value* v = nullptr;
+  if (!*pointer) {
+    *st = TG_TYPE_MISMATCH;  // the whole object: use arguments_json
+    return nullptr;
+  }
+  json::string_view p(pointer);
+  if (p.empty() || p[0] != '/') {
+    *st = TG_INVALID_ARGUMENT;
+    return nullptr;
+  }
+  // find_pointer works on a value; look up the first token by hand and the
+  // rest on the member value, so no copy of the arguments is made.
+  auto slash = p.find('/', 1);
+  std::string first(p.substr(1, slash == json::string_view::npos ? json::string_view::npos : slash - 1));
+  // Unescape ~1 and ~0 in the first token (RFC 6901).
+  std::string key;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    if (first[i] == '~' && i + 1 < first.size() && (first[i + 1] == '0' || first[i + 1] == '1')) {
+      key += first[i + 1] == '0' ? '~' : '/';
+      ++i;
+    } else {
+      key += first[i];
+    }
+  }
+  v = c->view.arguments.if_contains(key);
+  if (v && slash != json::string_view::npos) v = v->find_pointer(p.substr(slash), ec);
+  *st = v ? TG_OK : TG_NOT_FOUND;
+  return v;
+}
+
+tg_status arg_get(const tg_call* c, const char* pointer, tg_json_value* out) {
+  return safely([&]() -> tg_status {
+    if (!out || out->struct_size < offsetof(tg_json_value, size) + sizeof(size_t))
+      return TG_INVALID_ARGUMENT;
+    tg_status st;
+    const json::value* v = lookup(c, pointer, &st);
+    if (!v) return st;
+    out->boolean = 0;
+    out->integer = 0;
+    out->number = 0;
+    out->string = tg_str{nullptr, 0};
+    out->size = 0;
+    switch (v->kind()) {
+      case json::kind::null: out->type = TG_JSON_NULL; break;
+      case json::kind::bool_:
+        out->type = TG_JSON_BOOL;
+        out->boolean = v->get_bool();
+        break;
+      case json::kind::int64:
+        out->type = TG_JSON_INT;
+        out->integer = v->get_int64();
+        out->number = static_cast<double>(v->get_int64());
+        break;
+      case json::kind::uint64:
+        if (v->get_uint64() <= static_cast<std::uint64_t>(INT64_MAX)) {
+          out->type = TG_JSON_INT;
+          out->integer = static_cast<std::int64_t>(v->get_uint64());
+        } else {
+          out->type = TG_JSON_DOUBLE;
+        }
+        out->number = static_cast<double>(v->get_uint64());
+        break;
+      case json::kind::double_:
+        out->type = TG_JSON_DOUBLE;
+        out->number = v->get_double();
+        break;
+      case json::kind::string:
+        out->type = TG_JSON_STRING;
+        out->string = ts(v->get_string());
+        break;
+      case json::kind::array:
+        out->type = TG_JSON_ARRAY;
+        out->size = v->get_array().size();
+        break;
+      case json::kind::object:
+        out->type = TG_JSON_OBJECT;
+        out->size = v->get_object().size();
+        break;
+    }
+    return TG_OK;
+  });
+}
+
+tg_status arg_string(const tg_call* c, const char* pointer, tg_str* out) {
+  return safely([&]() -> tg_status {
+    if (!out) return TG_INVALID_ARGUMENT;
+    tg_status st;
+    const json::value* v = lookup(c, pointer, &st);
+    if (!v) return st;
+    if (!v->is_string()) return TG_TYPE_MISMATCH;
+    *out = ts(v->get_string());
+    return TG_OK;
+  });
+}
+
+int32_t current_decision(const tg_call* c) {
+  if (!c) return TG_PRE_DENY;
+  switch (c->view.decision) {
+    case Decision::allow: return TG_PRE_ALLOW;
+    case Decision::ask: return TG_PRE_ASK;
+    case Decision::deny: return TG_PRE_DENY;
+  }
+  return TG_PRE_DENY;
+}
+
+int32_t call_outcome(const tg_call* c) {
+  return c && !c->view.denied ? TG_OUTCOME_EXECUTED : TG_OUTCOME_DENIED;
+}
+
+tg_status result_json(const tg_call* c, tg_str* out) {
+  return safely([&]() -> tg_status {
+    if (!c || !out) return TG_INVALID_ARGUMENT;
+    if (!c->result_text) {
+      if (c->stage == AbiStage::observer && c->outcome)
+        c->result_text = json::serialize(c->outcome->to_json());
+      else if (c->stage == AbiStage::tool_finalize && c->finalize_input)
+        c->result_text = json::serialize(c->finalize_input->to_json());
+      else if (c->stage == AbiStage::post_execute && c->view.candidate)
+        c->result_text = json::serialize(*c->view.candidate);
+      else
+        return TG_WRONG_STAGE;
+    }
+    *out = ts(*c->result_text);
+    return TG_OK;
+  });
+}
+
+tg_status value_json(const tg_call* c, tg_str* out) {
+  return safely([&]() -> tg_status {
+    if (!c || !out) return TG_INVALID_ARGUMENT;
+    if (c->stage != AbiStage::tool_render || !c->render_value) return TG_WRONG_STAGE;
+    if (!c->value_text) c->value_text = json::serialize(*c->render_value);
+    *out = ts(*c->value_text);
+    return TG_OK;
+  });
+}
+
+// ---- answering ----------------------------------------------------------------
+
+void set_error(const tg_call* c, const char* message) {
+  safely([&] {
+    if (c) c->error = message ? message : "";
+    return TG_OK;
+  });
+}
+
+tg_status set_reason(const tg_call* c, tg_str reason) {
+  return safely([&]() -> tg_status {
+    if (!c) return TG_INVALID_ARGUMENT;
+    if (c->stage != AbiStage::pre_execute && c->stage != AbiStage::guard &&
+        c->stage != AbiStage::post_execute)
+      return TG_WRONG_STAGE;
+    if (!valid_utf8(sv(reason))) return TG_INVALID_ARGUMENT;
+    c->reason = std::string(sv(reason));
+    return TG_OK;
+  });
+}
+
+tg_status set_arguments(tg_call* c, tg_str text) {
+  return safely([&]() -> tg_status {
+    if (!c) return TG_INVALID_ARGUMENT;
+    if (c->stage != AbiStage::pre_execute) return TG_WRONG_STAGE;
+    auto v = parse_from_plugin(c, text, "replacement arguments");
+    if (!v) return TG_INVALID_ARGUMENT;
+    if (!v->is_object()) {
+      c->malformed = "replacement arguments must be a JSON object";
+      return TG_INVALID_ARGUMENT;
+    }
+    c->new_arguments = std::move(v->get_object());
+    return TG_OK;
+  });
+}
+
+tg_status set_result(tg_call* c, tg_str text) {
+  return safely([&]() -> tg_status {
+    if (!c) return TG_INVALID_ARGUMENT;
+    if (c->stage != AbiStage::post_execute) return TG_WRONG_STAGE;
+    auto v = parse_from_plugin(c, text, "the replacement result");
+    if (!v) return TG_INVALID_ARGUMENT;
+    c->new_result = std::move(*v);
+    return TG_OK;
+  });
+}
+
+tg_status add_context(tg_call* c, tg_str text) {
+  return safely([&]() -> tg_status {
+    if (!c) return TG_INVALID_ARGUMENT;
+    if (c->stage != AbiStage::post_execute) return TG_WRONG_STAGE;
+    if (!valid_utf8(sv(text))) return TG_INVALID_ARGUMENT;
+    c->contexts.emplace_back(sv(text));
+    return TG_OK;
+  });
+}
+
+tg_status set_value(tg_call* c, tg_str text) {
+  return safely([&]() -> tg_status {
+    if (!c) return TG_INVALID_ARGUMENT;
+    if (c->stage != AbiStage::tool_execute) return TG_WRONG_STAGE;
+    auto v = parse_from_plugin(c, text, "the tool's value");
+    if (!v) return TG_INVALID_ARGUMENT;
+    c->value = std::move(*v);
+    return TG_OK;
+  });
+}
+
+tg_status set_content(tg_call* c, tg_str text) {
+  return safely([&]() -> tg_status {
+    if (!c) return TG_INVALID_ARGUMENT;
+    if (c->stage != AbiStage::tool_render && c->stage != AbiStage::tool_finalize)
+      return TG_WRONG_STAGE;
+    auto v = parse_from_plugin(c, text, "the content");
+    if (!v) return TG_INVALID_ARGUMENT;
+    if (!v->is_array()) {
+      c->malformed = "content must be a JSON array of content blocks";
+      return TG_INVALID_ARGUMENT;
+    }
+    c->content = std::move(v->get_array());
+    return TG_OK;
+  });
+}
+
+// ---- wrappers and signals --------------------------------------------------------
+
+tg_status call_next(const tg_next* n, const tg_signal* s, const tg_result** out) {
+  return safely([&]() -> tg_status {
+    if (!n || !s || !out) return TG_INVALID_ARGUMENT;
+    auto* next = const_cast<tg_next*>(n);
+    const ExecResult& r = (*next->next)(s->signal);
+    next->results.push_back(tg_result{&r});
+    *out = &next->results.back();
+    return TG_OK;
+  });
+}
+
+int32_t result_is_error(const tg_result* r) { return !r || r->result->is_error; }
+
+tg_str result_error_code(const tg_result* r) {
+  if (!r) return ts(error_code::plugin_error);
+  return ts(r->result->error_code);
+}
+
+const tg_signal* signal_child(const tg_signal* parent, uint64_t timeout_ns) {
+  try {
+    if (!parent) return nullptr;
+    auto child = parent->signal->child(std::chrono::nanoseconds(
+        static_cast<std::int64_t>(std::min<uint64_t>(timeout_ns, INT64_MAX / 2))));
+    return parent->arena->add(std::move(child));
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+int32_t to_fired(SignalState s) {
+  switch (s) {
+    case SignalState::pending: return 0;
+    case SignalState::cancelled: return TG_CANCELLED;
+    case SignalState::timed_out: return TG_TIMEOUT;
+  }
+  return TG_CANCELLED;
+}
+
+int32_t signal_fired(const tg_signal* s) {
+  return s ? to_fired(s->signal->state()) : TG_CANCELLED;
+}
+
+int32_t signal_wait(const tg_signal* s, uint64_t timeout_ns) {
+  try {
+    if (!s) return TG_CANCELLED;
+    return to_fired(s->signal->wait_for(std::chrono::nanoseconds(
+        static_cast<std::int64_t>(std::min<uint64_t>(timeout_ns, INT64_MAX / 2)))));
+  } catch (...) {
+    return TG_CANCELLED;
+  }
+}
+
+// ---- events and logs -----------------------------------------------------------------
+
+bool reserved_event_type(std::string_view t) {
+  for (std::string_view p : {"tool/", "tools/", "hook/", "approval/", "plugin/", "batch/",
+                             "observer/"})
+    if (t.substr(0, p.size()) == p) return true;
+  return false;
+}
+
+tg_status emit_event(const tg_call* c, const char* type, tg_str data) {
+  return safely([&]() -> tg_status {
+    if (!c || !type || !*type) return TG_INVALID_ARGUMENT;
+    // Host event types cannot be forged by a plugin.
+    if (reserved_event_type(type) || !valid_utf8(type)) return TG_INVALID_ARGUMENT;
+    std::string why;
+    auto v = parse_untrusted(sv(data), 64, &why);
+    if (!v || !v->is_object()) return TG_INVALID_ARGUMENT;
+    auto obj = std::move(v->get_object());
+    obj["plugin"] = c->plugin ? c->plugin->id : "";
+    c->view.emit(type, std::move(obj));
+    return TG_OK;
+  });
+}
+
+void log(const tg_call* c, int32_t level, tg_str message) {
+  safely([&] {
+    std::string_view who = c && c->plugin ? std::string_view(c->plugin->id) : "plugin";
+    auto lvl = level <= TG_LOG_DEBUG  ? spdlog::level::debug
+               : level == TG_LOG_INFO ? spdlog::level::info
+               : level == TG_LOG_WARN ? spdlog::level::warn
+                                      : spdlog::level::err;
+    spdlog::log(lvl, "[{}] {}", who, sv(message));
+    return TG_OK;
+  });
+}
+
+}  // namespace
+
+const tg_host_api* host_api() {
+  static const tg_host_api table = {
+      sizeof(tg_host_api),
+      TOOLGATE_ABI_MAJOR,
+      TOOLGATE_ABI_MINOR,
+      reg_pre,
+      reg_guard,
+      reg_wrapper,
+      reg_post,
+      reg_observer,
+      reg_tool,
+      init_error,
+      reject_config,
+      call_info,
+      arguments_json,
+      arg_get,
+      arg_string,
+      current_decision,
+      call_outcome,
+      result_json,
+      value_json,
+      set_error,
+      set_reason,
+      set_arguments,
+      set_result,
+      add_context,
+      set_value,
+      set_content,
+      call_next,
+      result_is_error,
+      result_error_code,
+      signal_child,
+      signal_fired,
+      signal_wait,
+      emit_event,
+      log,
+  };
+  return &table;
+}
+
+}  // namespace toolgate::detail

@@ -1,0 +1,46 @@
+// plugin_instance.hpp -- one loaded plugin image and its state.
+//
+// Every hook adapted from the plugin holds a shared_ptr to its instance, so
+// the image stays mapped until the last generation using it is gone; then
+// shutdown runs and the library is unloaded.
+#pragma once
+
+#include <toolgate/toolgate.h>
+
+#include <boost/dll/shared_library.hpp>
+
+#include <mutex>
+#include <string>
+
+namespace toolgate::detail {
+
+struct PluginInstance {
+  boost::dll::shared_library library;  // destroyed last: unloads the image
+  std::string id;
+  std::string version;
+  std::string path;
+  std::uint32_t capabilities = 0;
+  std::uint32_t flags = 0;
+  tg_shutdown_fn shutdown = nullptr;
+  void* state = nullptr;
+  bool initialized = false;
+  // Held around every callback of a serialized plugin.  Recursive: a
+  // wrapper holds it while `next` runs, which may enter the same plugin.
+  std::recursive_mutex serial;
+
+  bool serialized() const { return flags & TG_PLUGIN_SERIALIZED; }
+
+  // Runs a callback, serialized if the plugin asked for it.
+  template <class Fn>
+  auto invoke(Fn&& fn) {
+    if (!serialized()) return fn();
+    std::lock_guard lock(serial);
+    return fn();
+  }
+
+  ~PluginInstance() {
+    if (initialized && shutdown) shutdown(state);
+  }
+};
+
+}  // namespace toolgate::detail

@@ -1,0 +1,14 @@
+// commands.hpp -- the toolgate CLI's commands, one file each.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace toolgate::cli {
+
+using Args = std::vector<std::string>;
+
+int run_demo(const Args& args);  // demo.cpp
+int run_call(const Args& args);  // call.cpp
+
+}  // namespace toolgate::cli

@@ -1,0 +1,108 @@
+#include "json_util.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/parse_options.hpp>
+
+#include <utility>
+#include <vector>
+
+namespace toolgate::detail {
+
+namespace json = boost::json;
+
+bool valid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    unsigned c = *p;
+    int n;
+    unsigned min;
+    if (c < 0x80) { ++p; continue; }
+    if ((c & 0xE0) == 0xC0) { n = 1; min = 0x80; c &= 0x1F; }
+    else if ((c & 0xF0) == 0xE0) { n = 2; min = 0x800; c &= 0x0F; }
+    else if ((c & 0xF8) == 0xF0) { n = 3; min = 0x10000; c &= 0x07; }
+    else return false;
+    if (end - p <= n) return false;
+    for (int i = 1; i <= n; ++i) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      c = (c << 6) | (p[i] & 0x3F);
+    }
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return false;
+    p += n + 1;
+  }
+  return true;
+}
+
+static std::string escape_token(std::string_view k) {
+  std::string out;
+  for (char ch : k) {
+    if (ch == '~') out += "~0";
+    else if (ch == '/') out += "~1";
+    else out += ch;
+  }
+  return out;
+}
+
+std::optional<std::string> find_invalid_utf8(const json::value& root) {
+  std::vector<std::pair<const json::value*, std::string>> stack{{&root, ""}};
+  while (!stack.empty()) {
+    auto [v, path] = std::move(stack.back());
+    stack.pop_back();
+    if (v->is_string()) {
+      if (!valid_utf8(v->get_string())) return path.empty() ? "/" : path;
+    } else if (v->is_array()) {
+      const auto& a = v->get_array();
+      for (std::size_t i = 0; i < a.size(); ++i)
+        stack.emplace_back(&a[i], path + "/" + std::to_string(i));
+    } else if (v->is_object()) {
+      for (const auto& kv : v->get_object()) {
+        if (!valid_utf8(kv.key())) return path + "/<key>";
+        stack.emplace_back(&kv.value(), path + "/" + escape_token(kv.key()));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<json::value> parse_untrusted(std::string_view text,
+                                           std::size_t max_depth,
+                                           std::string* why) {
+  json::parse_options opt;
+  opt.max_depth = max_depth;
+  boost::system::error_code ec;
+  json::value v = json::parse(text, ec, {}, opt);
+  if (ec) {
+    if (why) *why = "invalid JSON: " + ec.message();
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::string check_content_block(const json::value& block) {
+  const auto* o = block.if_object();
+  if (!o) return "a content block must be an object";
+  auto str = [&](std::string_view k) {
+    const auto* v = o->if_contains(k);
+    return v && v->is_string();
+  };
+  if (!str("type")) return "a content block needs a string \"type\"";
+  std::string_view type = o->at("type").get_string();
+  if (type == "text") return str("text") ? "" : "a text block needs a string \"text\"";
+  if (type == "image" || type == "audio")
+    return str("data") && str("mimeType")
+               ? ""
+               : "an " + std::string(type) + " block needs \"data\" and \"mimeType\" strings";
+  if (type == "resource_link")
+    return str("uri") && str("name") ? "" : "a resource_link block needs \"uri\" and \"name\" strings";
+  if (type == "resource") {
+    const auto* r = o->if_contains("resource");
+    return r && r->is_object() && r->get_object().if_contains("uri") &&
+                   r->get_object().at("uri").is_string()
+               ? ""
+               : "a resource block needs a \"resource\" object with a string \"uri\"";
+  }
+  return "unknown content block type \"" + std::string(type) +
+         "\" (text, image, audio, resource_link, resource)";
+}
+
+}  // namespace toolgate::detail

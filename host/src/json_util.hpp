@@ -1,0 +1,28 @@
+// json_util.hpp -- small JSON checks shared by normalization and call parsing.
+#pragma once
+
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace toolgate::detail {
+
+bool valid_utf8(std::string_view s);
+
+// The JSON Pointer of the first string (or key) that is not valid UTF-8, or
+// nullopt when all are.  Iterative: deep input cannot blow the stack.
+std::optional<std::string> find_invalid_utf8(const boost::json::value& v);
+
+// Parses untrusted JSON text with a nesting limit; nullopt and a message
+// saying what and where on failure.  Invalid UTF-8 is rejected by the parser.
+std::optional<boost::json::value> parse_untrusted(std::string_view text,
+                                                  std::size_t max_depth,
+                                                  std::string* why);
+
+// Checks one MCP content block; returns the problem or an empty string.
+std::string check_content_block(const boost::json::value& block);
+
+}  // namespace toolgate::detail

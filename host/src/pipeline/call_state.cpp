@@ -1,0 +1,59 @@
+#include "call_state.hpp"
+
+namespace toolgate {
+
+void HookCall::emit(std::string_view type, boost::json::object data) const {
+  if (state) state->emit(type, std::move(data));
+}
+
+namespace detail {
+
+HookCall CallState::view(std::string_view stage) const {
+  HookCall v{identity, arguments, original_arguments, stage};
+  v.decision = decision;
+  v.annotations = tool ? tool->def.annotations : 0;
+  v.attempt = attempts;
+  v.denied = path == CallPath::denied;
+  v.state = const_cast<CallState*>(this);
+  return v;
+}
+
+void CallState::emit(std::string_view type, boost::json::object data) const {
+  if (!bus.active()) return;
+  Event e;
+  e.type = type;
+  e.session_id = identity.session_id;
+  e.call_id = identity.call_id;
+  e.generation = gen.number;
+  e.data = std::move(data);
+  bus.publish(std::move(e));
+}
+
+void CallState::record(std::string_view stage, std::string_view source,
+                       std::string_view verdict, std::chrono::nanoseconds took,
+                       boost::json::object extra) {
+  boost::json::object entry{{"stage", stage},
+                            {"source", source},
+                            {"verdict", verdict},
+                            {"ns", took.count()}};
+  for (auto& kv : extra) entry[kv.key()] = kv.value();
+  if (bus.active()) emit("hook/result", entry);
+  trail.push_back(std::move(entry));
+}
+
+void CallState::fail(std::string_view code, std::string message,
+                     std::string_view stage, std::string source) {
+  path = CallPath::failed;
+  error = ErrorInfo{std::string(code), std::move(message), std::string(stage),
+                    std::move(source), {}};
+}
+
+void CallState::deny(std::string_view code, std::string message,
+                     std::string_view stage, std::string source) {
+  path = CallPath::denied;
+  error = ErrorInfo{std::string(code), std::move(message), std::string(stage),
+                    std::move(source), {}};
+}
+
+}  // namespace detail
+}  // namespace toolgate

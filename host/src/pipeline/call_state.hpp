@@ -1,0 +1,106 @@
+// call_state.hpp -- everything one call carries through the stages.
+//
+// The engine is a sequence of small functions, one per stage (stages.hpp),
+// each taking the call state and the stage's hooks from the generation.
+#pragma once
+
+#include "../generation.hpp"
+#include "../event_bus.hpp"
+#include "../hook_failure.hpp"
+
+#include <toolgate/host.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace toolgate::detail {
+
+// Where a call is on SPEC §2.6's paths.
+enum class CallPath {
+  running,   // so far allowed
+  denied,    // pre-execute, approval or a guard denied: body skipped
+  failed,    // a stage threw or failed: straight to normalization
+  executed,  // the body ran (successfully or not)
+};
+
+// Shared by the calls of one batch: FIFO ticket for additional contexts.
+struct BatchContext {
+  std::atomic<std::uint64_t> next_ticket{0};
+};
+
+struct QueuedContext {
+  std::uint64_t ticket;
+  std::string text;
+};
+
+struct CallState {
+  CallState(const Generation& g, const HostOptions& o, const EventBus& b,
+            BatchContext& batch)
+      : gen(g), options(o), bus(b), batch(batch) {}
+
+  const Generation& gen;
+  const HostOptions& options;
+  const EventBus& bus;
+  BatchContext& batch;
+
+  CallIdentity identity;
+  boost::json::object original_arguments;
+  boost::json::object arguments;  // current; final after pre-execute
+  const ToolEntry* tool = nullptr;
+  std::shared_ptr<Signal> signal;  // the caller's, or a fresh one
+
+  Decision decision = Decision::allow;
+  std::string decision_reason;
+  std::string decision_source;
+
+  CallPath path = CallPath::running;
+  std::optional<ErrorInfo> error;  // set on denied / failed
+  std::uint32_t attempts = 0;
+
+  // The candidate result in the result shape, and who wrote it last (for
+  // normalization's messages).
+  boost::json::value candidate;
+  std::string candidate_writer;
+
+  ToolResult result;  // the normalized, then finalized, outcome
+  boost::json::array trail;
+  std::vector<QueuedContext> contexts;
+
+  // ---- helpers used by every stage -----------------------------------------
+  HookCall view(std::string_view stage) const;
+  void emit(std::string_view type, boost::json::object data) const;
+  void record(std::string_view stage, std::string_view source,
+              std::string_view verdict, std::chrono::nanoseconds took,
+              boost::json::object extra = {});
+  // Ends the call as a failure (straight to normalization).
+  void fail(std::string_view code, std::string message, std::string_view stage,
+            std::string source);
+  // Ends the call as a denial (post-execute still runs).
+  void deny(std::string_view code, std::string message, std::string_view stage,
+            std::string source);
+};
+
+using Clock = std::chrono::steady_clock;
+
+// Runs `fn` and turns any exception into a message; returns true on success.
+template <class Fn>
+bool guarded(Fn&& fn, std::string* what) noexcept {
+  try {
+    fn();
+    return true;
+  } catch (const HookFailure& e) {
+    *what = e.what();
+  } catch (const std::exception& e) {
+    *what = std::string("threw: ") + e.what();
+  } catch (...) {
+    *what = "threw a non-standard exception";
+  }
+  return false;
+}
+
+}  // namespace toolgate::detail

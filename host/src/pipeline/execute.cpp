@@ -1,0 +1,168 @@
+// Stages 3-5: the execute-wrapper onion, the tool body, render (SPEC §2.5,
+// §2.6).  Wrappers get opaque results from `next` and can return only one of
+// those: a wrapper cannot fabricate a result or change the arguments.
+#include "stages.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <deque>
+
+namespace toolgate::detail {
+namespace {
+
+struct Chain {
+  CallState& s;
+  std::deque<ExecResult> arena;  // stable addresses for the whole call
+  // The first wrapper failure is sticky: an outer wrapper (say, a retry)
+  // cannot launder a broken inner wrapper into a success.
+  std::optional<ExecResult> wrapper_failure;
+
+  ExecResult run(std::size_t from, const std::shared_ptr<Signal>& signal);
+  ExecResult body(const std::shared_ptr<Signal>& signal);
+};
+
+class ChainNext final : public Next {
+ public:
+  ChainNext(Chain& c, std::size_t from) : chain_(c), from_(from) {}
+  const ExecResult& operator()(std::shared_ptr<Signal> signal) override {
+    if (!signal) throw std::invalid_argument("next() needs a signal");
+    chain_.arena.push_back(chain_.run(from_, signal));
+    issued_.push_back(&chain_.arena.back());
+    return chain_.arena.back();
+  }
+  bool issued(const ExecResult* r) const {
+    for (auto* p : issued_)
+      if (p == r) return true;
+    return false;
+  }
+
+ private:
+  Chain& chain_;
+  std::size_t from_;
+  std::vector<const ExecResult*> issued_;
+};
+
+ExecResult wrapper_error(const std::string& id, std::string message) {
+  return ExecResult{true, {}, std::string(error_code::plugin_error),
+                    std::move(message), std::string(stage::execute), id};
+}
+
+ExecResult Chain::run(std::size_t from, const std::shared_ptr<Signal>& signal) {
+  const auto& wrappers = s.gen.wrappers;
+  std::size_t i = from;
+  while (i < wrappers.size() && !wrappers[i].filter.matches(s.identity.tool)) ++i;
+  if (i == wrappers.size()) return body(signal);
+
+  const auto& w = wrappers[i];
+  if (s.bus.active())
+    s.emit("hook/invoked", {{"stage", stage::execute}, {"source", w.id}});
+  ChainNext next(*this, i + 1);
+  const ExecResult* chosen = nullptr;
+  std::string what;
+  auto start = Clock::now();
+  bool ok = guarded([&] { chosen = &w.fn(s.view(stage::execute), signal, next); },
+                    &what);
+  auto took = Clock::now() - start;
+  ExecResult out;
+  if (!ok) {
+    out = wrapper_error(w.id, "execute wrapper " + w.id + " failed: " + what);
+  } else if (!next.issued(chosen)) {
+    out = wrapper_error(w.id, "execute wrapper " + w.id +
+                                  " returned a result it did not get from next");
+  } else {
+    out = *chosen;
+  }
+  s.record(stage::execute, w.id, out.is_error ? "error" : "ok", took,
+           out.is_error ? boost::json::object{{"code", out.error_code}}
+                        : boost::json::object{});
+  if (out.is_error && out.error_code == error_code::plugin_error &&
+      out.source == w.id && !wrapper_failure)
+    wrapper_failure = out;
+  return out;
+}
+
+ExecResult Chain::body(const std::shared_ptr<Signal>& signal) {
+  const auto& tool = *s.tool;
+  ++s.attempts;
+  if (s.bus.active())
+    s.emit("hook/invoked", {{"stage", stage::tool_body}, {"source", tool.def.name}});
+  HookCall view = s.view(stage::tool_body);
+  ToolOutput out;
+  std::string what;
+  auto start = Clock::now();
+  bool ok = guarded([&] { out = tool.def.execute(ToolContext{view, signal}); }, &what);
+  auto took = Clock::now() - start;
+  ExecResult r;
+  r.stage = stage::tool_body;
+  r.source = tool.def.name;
+  if (!ok) out = ToolOutput::failure("tool " + tool.def.name + " " + what);
+  if (out.ok) {
+    r.value = std::move(out.value);
+  } else {
+    r.is_error = true;
+    r.message = out.message.empty() ? "tool " + tool.def.name + " failed" : out.message;
+    // A tool that gave up because its signal fired ends as timeout or
+    // cancelled; any other code a tool claims is a plain tool_error.
+    auto st = signal->state();
+    if (st == SignalState::timed_out)
+      r.error_code = error_code::timeout;
+    else if (st == SignalState::cancelled)
+      r.error_code = error_code::cancelled;
+    else if (out.error_code == error_code::timeout || out.error_code == error_code::cancelled ||
+             out.error_code == error_code::snapshot_failed)
+      r.error_code = out.error_code;
+    else
+      r.error_code = error_code::tool_error;
+  }
+  s.record(stage::tool_body, tool.def.name, r.is_error ? "error" : "ok", took,
+           r.is_error ? boost::json::object{{"code", r.error_code}}
+                      : boost::json::object{});
+  return r;
+}
+
+boost::json::array default_render(const boost::json::value& v) {
+  boost::json::array content;
+  if (v.is_string())
+    content.push_back(text_block(v.get_string()));
+  else
+    content.push_back(text_block(boost::json::serialize(v)));
+  return content;
+}
+
+}  // namespace
+
+void run_execute(CallState& s) {
+  Chain chain{s, {}, {}};
+  ExecResult r = chain.run(0, s.signal);
+  if (chain.wrapper_failure) {
+    auto& f = *chain.wrapper_failure;
+    s.fail(f.error_code, f.message, f.stage, f.source);
+    return;
+  }
+  s.path = CallPath::executed;
+  if (r.is_error) {
+    s.candidate = ToolResult::failure(r.error_code, r.message, r.stage, r.source).to_json();
+    s.candidate_writer = r.source;
+    return;
+  }
+  // Stage 5: render the value into content blocks.
+  boost::json::array content;
+  const auto& def = s.tool->def;
+  if (def.render) {
+    std::string what;
+    auto start = Clock::now();
+    bool ok = guarded([&] { content = def.render(r.value); }, &what);
+    s.record(stage::render, def.name, ok ? "ok" : "failed", Clock::now() - start);
+    if (!ok) {
+      s.fail(error_code::tool_error, "render of tool " + def.name + " " + what,
+             stage::render, def.name);
+      return;
+    }
+  } else {
+    content = default_render(r.value);
+  }
+  s.candidate = ToolResult::success(std::move(r.value), std::move(content)).to_json();
+  s.candidate_writer = def.name;
+}
+
+}  // namespace toolgate::detail

@@ -1,0 +1,33 @@
+// Stage 8: result observers (SPEC §2.9).  They see the frozen outcome; their
+// failures are reported and change nothing.
+#include "stages.hpp"
+
+namespace toolgate {
+
+boost::json::object Outcome::to_json() const {
+  return {{"call", {{"call_id", identity.call_id},
+                    {"tool", identity.tool},
+                    {"session_id", identity.session_id},
+                    {"parent_token", identity.parent_token}}},
+          {"original_arguments", original_arguments},
+          {"final_arguments", final_arguments},
+          {"trail", trail},
+          {"result", result.to_json()},
+          {"generation", generation}};
+}
+
+namespace detail {
+
+void run_observers(CallState& s) {
+  const Outcome outcome{s.identity, s.original_arguments, s.arguments,
+                        s.trail,    s.result,             s.gen.number, &s};
+  for (const auto& o : s.gen.observers) {
+    if (!o.filter.matches(s.identity.tool)) continue;
+    std::string what;
+    if (!guarded([&] { o.fn(outcome); }, &what))
+      s.emit("observer/failed", {{"source", o.id}, {"error", what}});
+  }
+}
+
+}  // namespace detail
+}  // namespace toolgate

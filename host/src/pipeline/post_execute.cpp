@@ -1,0 +1,77 @@
+// Stage 6: the post-execute waterfall (SPEC §2.7).  Runs for executed and
+// denied calls.  A denial stays a denial: hooks may only reword its content.
+#include "stages.hpp"
+
+namespace toolgate::detail {
+
+static std::string_view verdict_name(PostVerdict::Kind k) {
+  switch (k) {
+    case PostVerdict::Kind::accept: return "accept";
+    case PostVerdict::Kind::replace: return "replace";
+    case PostVerdict::Kind::block: return "block";
+  }
+  return "invalid";
+}
+
+void run_post_execute(CallState& s) {
+  if (s.path == CallPath::denied) {
+    ToolResult r = ToolResult::failure(s.error->code, s.error->message,
+                                       s.error->stage, s.error->source);
+    r.error->denials = s.error->denials;
+    s.candidate = r.to_json();
+  }
+
+  for (const auto& hook : s.gen.post_execute) {
+    if (!hook.filter.matches(s.identity.tool)) continue;
+    if (s.bus.active())
+      s.emit("hook/invoked", {{"stage", stage::post_execute}, {"source", hook.id}});
+    const bool denied = s.path == CallPath::denied;
+    HookCall view = s.view(stage::post_execute);
+    view.candidate = &s.candidate;
+    PostVerdict v;
+    std::string what;
+    auto start = Clock::now();
+    bool ok = guarded([&] { v = hook.fn(view); }, &what);
+    auto took = Clock::now() - start;
+    auto name = verdict_name(v.kind);
+    if (!ok || name == "invalid") {
+      if (ok) what = "gave an unknown verdict";
+      s.record(stage::post_execute, hook.id, "failed", took, {{"error", what}});
+      s.fail(error_code::plugin_error,
+             "post-execute hook " + hook.id + " failed: " + what,
+             stage::post_execute, hook.id);
+      return;
+    }
+    s.record(stage::post_execute, hook.id, name, took,
+             v.reason.empty() ? boost::json::object{}
+                              : boost::json::object{{"reason", v.reason}});
+    for (auto& c : v.contexts)
+      s.contexts.push_back({s.batch.next_ticket.fetch_add(1), std::move(c)});
+
+    if (v.kind == PostVerdict::Kind::replace) {
+      if (denied) {
+        // Monotonic end to end: only the wording of a denial may change.
+        const auto* r = v.replacement.if_object();
+        const auto* content = r ? r->if_contains("content") : nullptr;
+        // A replacement without content leaves a wrong shape behind, which
+        // normalization reports naming this hook.
+        s.candidate.as_object()["content"] = content ? *content : v.replacement;
+      } else {
+        s.candidate = std::move(v.replacement);
+      }
+      s.candidate_writer = hook.id;
+    } else if (v.kind == PostVerdict::Kind::block && !denied) {
+      std::string reason =
+          v.reason.empty() ? "result blocked by " + hook.id : std::move(v.reason);
+      s.candidate = ToolResult::failure(error_code::denied, reason,
+                                        stage::post_execute, hook.id)
+                        .to_json();
+      s.candidate_writer = hook.id;
+      // A blocked result is a denial from here on: no later hook can turn it
+      // back into a success.
+      s.deny(error_code::denied, std::move(reason), stage::post_execute, hook.id);
+    }
+  }
+}
+
+}  // namespace toolgate::detail

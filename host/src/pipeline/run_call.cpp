@@ -1,0 +1,75 @@
+// One call, start to finish (SPEC §2.6): exactly one tool/result, whatever
+// happens on the way.
+#include "stages.hpp"
+
+#include <atomic>
+#include <chrono>
+
+namespace toolgate::detail {
+
+static std::string new_call_id() {
+  static std::atomic<std::uint64_t> counter{0};
+  static const auto epoch = static_cast<std::uint64_t>(
+      std::chrono::system_clock::now().time_since_epoch().count());
+  return "call-" + std::to_string(epoch % 1000000007) + "-" +
+         std::to_string(counter.fetch_add(1) + 1);
+}
+
+static void run_stages(CallState& s, ToolCall& call) {
+  if (call.arguments.is_null()) call.arguments = boost::json::object();
+  if (!call.arguments.is_object()) {
+    s.fail(error_code::invalid_arguments,
+           "arguments must be a JSON object, got " +
+               std::string(to_string(call.arguments.kind())),
+           stage::call, "host");
+    return;
+  }
+  s.original_arguments = std::move(call.arguments.get_object());
+  s.arguments = s.original_arguments;
+  auto it = s.gen.tools.find(s.identity.tool);
+  if (it == s.gen.tools.end()) {
+    s.fail(error_code::unknown_tool, "unknown tool \"" + s.identity.tool + "\"",
+           stage::call, "host");
+    return;
+  }
+  s.tool = it->second.get();
+
+  run_pre_execute(s);
+  if (s.path == CallPath::running && s.decision == Decision::ask) run_approval(s);
+  if (s.path == CallPath::running) run_guards(s);
+  if (s.path == CallPath::running) run_execute(s);
+  if (s.path == CallPath::denied || s.path == CallPath::executed) run_post_execute(s);
+}
+
+ToolResult run_call(const Generation& gen, const HostOptions& options,
+                    const EventBus& bus, BatchContext& batch, ToolCall call,
+                    std::vector<QueuedContext>* contexts_out) {
+  CallState s(gen, options, bus, batch);
+  s.identity = std::move(call.identity);
+  if (s.identity.call_id.empty()) s.identity.call_id = new_call_id();
+  s.signal = call.signal ? std::move(call.signal) : Signal::make();
+  // tool/call is logged before anything runs.
+  if (bus.active())
+    s.emit("tool/call", {{"tool", s.identity.tool},
+                         {"arguments", call.arguments},
+                         {"parent_token", s.identity.parent_token}});
+  std::string what;
+  bool ok = guarded([&] { run_stages(s, call); }, &what);
+  if (!ok) s.fail(error_code::plugin_error, "internal error: " + what, stage::call, "host");
+  ok = guarded([&] { run_normalize(s); }, &what);
+  if (!ok)
+    s.result = ToolResult::failure(error_code::snapshot_failed,
+                                   "normalization failed: " + what,
+                                   stage::normalize, "host");
+  if (!guarded([&] { run_finalize(s); }, &what))
+    s.result = ToolResult::failure(error_code::tool_error, "finalize failed: " + what,
+                                   stage::finalize, "host");
+  guarded([&] { run_observers(s); }, &what);
+  if (bus.active()) s.emit("tool/result", {{"result", s.result.to_json()}});
+  // Sub-calls never queue additional contexts (call/result adjacency).
+  if (contexts_out && s.identity.parent_token.empty())
+    for (auto& c : s.contexts) contexts_out->push_back(std::move(c));
+  return std::move(s.result);
+}
+
+}  // namespace toolgate::detail

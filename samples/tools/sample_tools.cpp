@@ -1,0 +1,51 @@
+#include "sample_tools.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <chrono>
+
+namespace toolgate::samples {
+
+ToolDefinition greeting_tool() {
+  ToolDefinition t;
+  t.name = "greet";
+  t.description = "Greets someone by name.";
+  t.input_schema = boost::json::parse(
+      R"({"type":"object","properties":{"name":{"type":"string"}},"required":["name"]})");
+  t.annotations = annotation::read_only | annotation::idempotent;
+  t.execute = [](const ToolContext& ctx) {
+    const auto* name = ctx.call.arguments.if_contains("name");
+    if (!name || !name->is_string())
+      return ToolOutput::failure("greet needs a string argument \"name\"");
+    return ToolOutput::success(
+        boost::json::string("Hello, " + std::string(name->get_string()) + "!"));
+  };
+  return t;
+}
+
+ToolDefinition slow_tool() {
+  ToolDefinition t;
+  t.name = "slow";
+  t.description = "Waits for `ms` milliseconds, stopping early if signalled.";
+  t.input_schema = boost::json::parse(
+      R"({"type":"object","properties":{"ms":{"type":"integer","minimum":0}}})");
+  t.annotations = annotation::read_only;
+  t.execute = [](const ToolContext& ctx) {
+    std::int64_t ms = 1000;
+    if (const auto* v = ctx.call.arguments.if_contains("ms"); v && v->is_int64())
+      ms = v->get_int64();
+    // The framework cannot kill code: the tool sleeps on its signal.
+    switch (ctx.signal->wait_for(std::chrono::milliseconds(ms))) {
+      case SignalState::pending:
+        return ToolOutput::success(boost::json::object{{"slept_ms", ms}});
+      case SignalState::timed_out:
+        return ToolOutput::failure("slow: stopped, the deadline passed", "timeout");
+      case SignalState::cancelled:
+        break;
+    }
+    return ToolOutput::failure("slow: stopped, the call was cancelled", "cancelled");
+  };
+  return t;
+}
+
+}  // namespace toolgate::samples

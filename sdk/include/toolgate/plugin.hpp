@@ -1,0 +1,419 @@
+// plugin.hpp -- the header-only C++17 layer over toolgate.h.
+//
+//   class MyPlugin {
+//    public:
+//     explicit MyPlugin(toolgate::sdk::Init& init) {
+//       init.guard("no-world", [](const toolgate::sdk::Call& call) {
+//         auto name = call.arg_string("/name");
+//         return name && *name == "World" ? toolgate::sdk::GuardVerdict::deny("no World")
+//                                          : toolgate::sdk::GuardVerdict::abstain();
+//       });
+//     }
+//   };
+//   TOOLGATE_PLUGIN(MyPlugin, "acme.world", "1.0.0", TG_CAP_GUARD, 0)
+//
+// What it gives you over the C header:
+//   - RAII: your plugin is a class; init constructs it, shutdown destroys it.
+//   - Typed verdicts (PreVerdict, GuardVerdict, PostVerdict).
+//   - Boost.JSON views of arguments and results.
+//   - Every callback is noexcept at the boundary: an exception becomes the
+//     fail-closed status with its message (a guard that throws denies).
+//   - Config errors: throw ConfigError("/json/pointer", "message").
+//
+// Ownership: Call, Signal and Result objects wrap host handles and are valid
+// only during the callback that received them.  Strings you return are
+// copied by the host before the callback returns.
+#ifndef TOOLGATE_PLUGIN_HPP
+#define TOOLGATE_PLUGIN_HPP
+
+#include <toolgate/toolgate.h>
+
+#include <boost/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace toolgate {
+namespace sdk {
+
+inline tg_str to_tg(std::string_view s) { return tg_str{s.data(), s.size()}; }
+inline std::string_view from_tg(tg_str s) {
+  return s.data ? std::string_view(s.data, s.size) : std::string_view();
+}
+
+// Thrown from a plugin constructor to reject its config.
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string json_pointer, const std::string& message)
+      : std::runtime_error(message), pointer_(std::move(json_pointer)) {}
+  const std::string& pointer() const { return pointer_; }
+
+ private:
+  std::string pointer_;
+};
+
+// ---- read-only view of a call (every stage) --------------------------------
+class Call {
+ public:
+  Call(const tg_host_api* api, const tg_call* call) : api_(api), call_(call) {
+    info_.struct_size = sizeof(info_);
+    api_->call_info(call_, &info_);
+  }
+  std::string_view tool() const { return from_tg(info_.tool_name); }
+  std::string_view call_id() const { return from_tg(info_.call_id); }
+  std::string_view session_id() const { return from_tg(info_.session_id); }
+  std::string_view parent_token() const { return from_tg(info_.parent_token); }
+  std::string_view stage() const { return from_tg(info_.stage); }
+  std::uint32_t annotations() const { return info_.annotations; }
+  std::uint32_t attempt() const { return info_.attempt; }
+
+  // One string argument by JSON Pointer, without parsing anything.
+  std::optional<std::string_view> arg_string(const char* pointer) const {
+    tg_str s{};
+    if (api_->arg_string(call_, pointer, &s) != TG_OK) return std::nullopt;
+    return from_tg(s);
+  }
+  // One argument of any type by JSON Pointer (scalars are cheap).
+  std::optional<tg_json_value> arg(const char* pointer) const {
+    tg_json_value v{};
+    v.struct_size = sizeof(v);
+    if (api_->arg_get(call_, pointer, &v) != TG_OK) return std::nullopt;
+    return v;
+  }
+  // All arguments, parsed (costs a parse: prefer arg_* for single fields).
+  boost::json::object arguments() const {
+    tg_str s{};
+    api_->arguments_json(call_, &s);
+    return boost::json::parse(from_tg(s)).as_object();
+  }
+  // post-execute / finalize: the candidate result; observers: the outcome.
+  boost::json::value result() const {
+    tg_str s{};
+    if (api_->result_json(call_, &s) != TG_OK) return nullptr;
+    return boost::json::parse(from_tg(s));
+  }
+  bool denied() const { return api_->call_outcome(call_) == TG_OUTCOME_DENIED; }
+  // Append a plugin-owned event ("acme/observed") to the session log.
+  void emit(const char* type, const boost::json::object& data) const {
+    auto text = boost::json::serialize(data);
+    api_->emit_event(call_, type, to_tg(text));
+  }
+  void log(int32_t level, std::string_view message) const {
+    api_->log(call_, level, to_tg(message));
+  }
+
+  const tg_host_api* api() const { return api_; }
+  const tg_call* handle() const { return call_; }
+
+ private:
+  const tg_host_api* api_;
+  const tg_call* call_;
+  tg_call_info info_{};
+};
+
+// ---- typed verdicts ------------------------------------------------------------
+struct PreVerdict {
+  int32_t kind = TG_PRE_KEEP;
+  std::string reason;
+  std::optional<boost::json::object> arguments;
+  static PreVerdict keep() { return {}; }
+  static PreVerdict allow() { return {TG_PRE_ALLOW, {}, {}}; }
+  static PreVerdict ask(std::string r) { return {TG_PRE_ASK, std::move(r), {}}; }
+  static PreVerdict deny(std::string r) { return {TG_PRE_DENY, std::move(r), {}}; }
+  PreVerdict with_arguments(boost::json::object a) && {
+    arguments = std::move(a);
+    return std::move(*this);
+  }
+};
+
+struct GuardVerdict {
+  int32_t kind = TG_GUARD_ABSTAIN;
+  std::string reason;
+  static GuardVerdict abstain() { return {}; }
+  static GuardVerdict deny(std::string r) { return {TG_GUARD_DENY, std::move(r)}; }
+};
+
+struct PostVerdict {
+  int32_t kind = TG_POST_ACCEPT;
+  boost::json::value replacement;
+  std::string reason;
+  std::vector<std::string> contexts;
+  static PostVerdict accept() { return {}; }
+  static PostVerdict replace(boost::json::value r) { return {TG_POST_REPLACE, std::move(r), {}, {}}; }
+  static PostVerdict block(std::string r) { return {TG_POST_BLOCK, nullptr, std::move(r), {}}; }
+  PostVerdict add_context(std::string c) && {
+    contexts.push_back(std::move(c));
+    return std::move(*this);
+  }
+};
+
+// ---- execute wrappers ----------------------------------------------------------
+class Signal {
+ public:
+  Signal(const tg_host_api* api, const tg_signal* s) : api_(api), s_(s) {}
+  // A child that also fires after `timeout`; owned by the host.
+  Signal child(std::chrono::nanoseconds timeout) const {
+    return Signal(api_, api_->signal_child(s_, static_cast<uint64_t>(timeout.count())));
+  }
+  int32_t fired() const { return api_->signal_fired(s_); }  // 0, TG_CANCELLED, TG_TIMEOUT
+  int32_t wait(std::chrono::nanoseconds d) const {
+    return api_->signal_wait(s_, static_cast<uint64_t>(d.count()));
+  }
+  const tg_signal* handle() const { return s_; }
+
+ private:
+  const tg_host_api* api_;
+  const tg_signal* s_;
+};
+
+class Result {
+ public:
+  Result(const tg_host_api* api, const tg_result* r) : api_(api), r_(r) {}
+  bool is_error() const { return api_->result_is_error(r_) != 0; }
+  std::string_view error_code() const { return from_tg(api_->result_error_code(r_)); }
+  const tg_result* handle() const { return r_; }
+
+ private:
+  const tg_host_api* api_;
+  const tg_result* r_;
+};
+
+class Next {
+ public:
+  Next(const tg_host_api* api, const tg_next* n) : api_(api), n_(n) {}
+  // Runs the rest of the chain.  Throws if the host could not run it.
+  Result operator()(const Signal& signal) const {
+    const tg_result* r = nullptr;
+    if (api_->call_next(n_, signal.handle(), &r) != TG_OK || !r)
+      throw std::runtime_error("next() could not run the chain");
+    return Result(api_, r);
+  }
+
+ private:
+  const tg_host_api* api_;
+  const tg_next* n_;
+};
+
+// ---- callback types ---------------------------------------------------------------
+using PreExecuteFn = std::function<PreVerdict(const Call&)>;
+using GuardFn = std::function<GuardVerdict(const Call&)>;
+using ExecuteWrapperFn = std::function<Result(const Call&, const Signal&, const Next&)>;
+using PostExecuteFn = std::function<PostVerdict(const Call&)>;
+using ResultObserverFn = std::function<void(const Call&)>;
+
+struct HookOptions {
+  std::string tool_filter;  // glob; empty = every tool
+  int32_t priority = 0;
+};
+
+namespace detail {
+
+// Converts any exception into a status and a message (fail closed).
+template <class Fn>
+tg_status boundary(const tg_host_api* api, const tg_call* call, Fn&& fn) noexcept {
+  try {
+    return fn();
+  } catch (const std::exception& e) {
+    api->set_error(call, e.what());
+  } catch (...) {
+    api->set_error(call, "unknown C++ exception");
+  }
+  return TG_ERROR;
+}
+
+struct Hooks {
+  const tg_host_api* api = nullptr;
+  std::vector<std::unique_ptr<PreExecuteFn>> pre;
+  std::vector<std::unique_ptr<GuardFn>> guards;
+  std::vector<std::unique_ptr<ExecuteWrapperFn>> wrappers;
+  std::vector<std::unique_ptr<PostExecuteFn>> post;
+  std::vector<std::unique_ptr<ResultObserverFn>> observers;
+};
+
+// user_data for every trampoline: the callback and the API table.
+template <class Fn>
+struct Slot {
+  const tg_host_api* api;
+  Fn fn;
+};
+
+}  // namespace detail
+
+// ---- registration during init ----------------------------------------------------
+class Init {
+ public:
+  Init(const tg_host_api* api, tg_init_ctx* ctx, boost::json::object config)
+      : api_(api), ctx_(ctx), config_(std::move(config)) {}
+
+  const boost::json::object& config() const { return config_; }
+  const tg_host_api* api() const { return api_; }
+
+  void pre_execute(const char* name, PreExecuteFn fn, HookOptions o = {}) {
+    add<PreExecuteFn, tg_pre_execute_fn>(name, std::move(fn), o, &pre_tramp,
+                                         api_->register_pre_execute);
+  }
+  void guard(const char* name, GuardFn fn, HookOptions o = {}) {
+    add<GuardFn, tg_guard_fn>(name, std::move(fn), o, &guard_tramp, api_->register_guard);
+  }
+  void execute_wrapper(const char* name, ExecuteWrapperFn fn, HookOptions o = {}) {
+    add<ExecuteWrapperFn, tg_execute_wrapper_fn>(name, std::move(fn), o, &wrapper_tramp,
+                                                 api_->register_execute_wrapper);
+  }
+  void post_execute(const char* name, PostExecuteFn fn, HookOptions o = {}) {
+    add<PostExecuteFn, tg_post_execute_fn>(name, std::move(fn), o, &post_tramp,
+                                           api_->register_post_execute);
+  }
+  void result_observer(const char* name, ResultObserverFn fn, HookOptions o = {}) {
+    add<ResultObserverFn, tg_result_observer_fn>(name, std::move(fn), o, &observer_tramp,
+                                                 api_->register_result_observer);
+  }
+
+  // Owned by the plugin object; freed after shutdown.
+  std::vector<std::shared_ptr<void>>& slots() { return slots_; }
+
+ private:
+  template <class Fn, class CFn, class Reg>
+  void add(const char* name, Fn fn, const HookOptions& o, CFn tramp, Reg reg) {
+    auto slot = std::make_shared<detail::Slot<Fn>>(detail::Slot<Fn>{api_, std::move(fn)});
+    tg_hook_options opts{};
+    opts.struct_size = sizeof(opts);
+    opts.name = name;
+    opts.tool_filter = o.tool_filter.empty() ? nullptr : o.tool_filter.c_str();
+    opts.priority = o.priority;
+    opts.user_data = slot.get();
+    if (reg(ctx_, &opts, tramp) != TG_OK)
+      throw std::runtime_error(std::string("registering \"") + name + "\" failed");
+    slots_.push_back(std::move(slot));
+  }
+
+  static tg_status pre_tramp(void* ud, tg_call* call, int32_t* out) {
+    auto* s = static_cast<detail::Slot<PreExecuteFn>*>(ud);
+    return detail::boundary(s->api, call, [&] {
+      PreVerdict v = s->fn(Call(s->api, call));
+      if (!v.reason.empty()) s->api->set_reason(call, to_tg(v.reason));
+      if (v.arguments) {
+        auto text = boost::json::serialize(*v.arguments);
+        if (s->api->set_arguments(call, to_tg(text)) != TG_OK) return TG_ERROR;
+      }
+      *out = v.kind;
+      return TG_OK;
+    });
+  }
+  static tg_status guard_tramp(void* ud, const tg_call* call, int32_t* out) {
+    auto* s = static_cast<detail::Slot<GuardFn>*>(ud);
+    return detail::boundary(s->api, call, [&] {
+      GuardVerdict v = s->fn(Call(s->api, call));
+      if (!v.reason.empty()) s->api->set_reason(call, to_tg(v.reason));
+      *out = v.kind;
+      return TG_OK;
+    });
+  }
+  static tg_status wrapper_tramp(void* ud, const tg_call* call, const tg_signal* sig,
+                                 const tg_next* next, const tg_result** out) {
+    auto* s = static_cast<detail::Slot<ExecuteWrapperFn>*>(ud);
+    return detail::boundary(s->api, call, [&] {
+      Result r = s->fn(Call(s->api, call), Signal(s->api, sig), Next(s->api, next));
+      *out = r.handle();
+      return TG_OK;
+    });
+  }
+  static tg_status post_tramp(void* ud, tg_call* call, int32_t* out) {
+    auto* s = static_cast<detail::Slot<PostExecuteFn>*>(ud);
+    return detail::boundary(s->api, call, [&] {
+      PostVerdict v = s->fn(Call(s->api, call));
+      if (!v.reason.empty()) s->api->set_reason(call, to_tg(v.reason));
+      for (const auto& c : v.contexts) s->api->add_context(call, to_tg(c));
+      if (v.kind == TG_POST_REPLACE) {
+        auto text = boost::json::serialize(v.replacement);
+        if (s->api->set_result(call, to_tg(text)) != TG_OK) return TG_ERROR;
+      }
+      *out = v.kind;
+      return TG_OK;
+    });
+  }
+  static tg_status observer_tramp(void* ud, const tg_call* call) {
+    auto* s = static_cast<detail::Slot<ResultObserverFn>*>(ud);
+    return detail::boundary(s->api, call, [&] {
+      s->fn(Call(s->api, call));
+      return TG_OK;
+    });
+  }
+
+  const tg_host_api* api_;
+  tg_init_ctx* ctx_;
+  boost::json::object config_;
+  std::vector<std::shared_ptr<void>> slots_;
+};
+
+namespace detail {
+
+// The plugin object plus the callback slots it registered.
+template <class P>
+struct Instance {
+  std::vector<std::shared_ptr<void>> slots;
+  std::unique_ptr<P> plugin;
+};
+
+template <class P>
+tg_status init(const tg_host_api* api, tg_init_ctx* ctx, tg_str config, void** out) noexcept {
+  try {
+    boost::system::error_code ec;
+    boost::json::value cfg = boost::json::parse(from_tg(config), ec);
+    if (ec || !cfg.is_object()) {
+      api->reject_config(ctx, "", "the config must be a JSON object");
+      return TG_CONFIG_REJECTED;
+    }
+    Init in(api, ctx, std::move(cfg.as_object()));
+    auto inst = std::make_unique<Instance<P>>();
+    inst->plugin = std::make_unique<P>(in);
+    inst->slots = std::move(in.slots());
+    *out = inst.release();
+    return TG_OK;
+  } catch (const ConfigError& e) {
+    api->reject_config(ctx, e.pointer().c_str(), e.what());
+    return TG_CONFIG_REJECTED;
+  } catch (const std::exception& e) {
+    api->init_error(ctx, e.what());
+  } catch (...) {
+    api->init_error(ctx, "unknown C++ exception in init");
+  }
+  return TG_ERROR;
+}
+
+template <class P>
+void shutdown(void* state) noexcept {
+  try {
+    delete static_cast<Instance<P>*>(state);
+  } catch (...) {
+  }
+}
+
+}  // namespace detail
+}  // namespace sdk
+}  // namespace toolgate
+
+// Declares the plugin: its class (constructed from toolgate::sdk::Init&),
+// id, version, TG_CAP_* capabilities and TG_PLUGIN_* flags.
+#define TOOLGATE_PLUGIN(CLASS, ID, VERSION, CAPABILITIES, FLAGS)              \
+  static const tg_plugin_descriptor toolgate_descriptor_ = {                \
+      sizeof(tg_plugin_descriptor),                                          \
+      TOOLGATE_ABI_MAJOR,                                                    \
+      TOOLGATE_ABI_MINOR,                                                    \
+      ID,                                                                    \
+      VERSION,                                                               \
+      CAPABILITIES,                                                          \
+      FLAGS,                                                                 \
+      &::toolgate::sdk::detail::init<CLASS>,                                 \
+      &::toolgate::sdk::detail::shutdown<CLASS>};                            \
+  TOOLGATE_PLUGIN_ENTRY { return &toolgate_descriptor_; }
+
+#endif  // TOOLGATE_PLUGIN_HPP

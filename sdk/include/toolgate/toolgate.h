@@ -1,0 +1,463 @@
+/*
+ * toolgate.h -- the toolgate plugin ABI.  The whole contract between the
+ * toolgate host and a plugin is in this one C99 header.  Read it top to
+ * bottom: it is the plugin author's manual.
+ *
+ *   1. Versioning             -- TOOLGATE_ABI_MAJOR / MINOR and what they mean
+ *   2. Basic types            -- status codes, strings, opaque handles
+ *   3. The entry point        -- the one symbol a plugin exports
+ *   4. The descriptor         -- what the plugin tells the host about itself
+ *   5. The callback kinds     -- pre-execute, guard, execute wrapper,
+ *                                post-execute, result observer, tools
+ *   6. The host API table     -- everything a plugin may ask of the host
+ *
+ * Conventions used everywhere below
+ * ---------------------------------
+ * Ownership is written into the names and docs:
+ *   - "borrowed": memory the host hands to a callback lives until that
+ *     callback returns.  Copy it if you need it longer.
+ *   - "copied": whatever a plugin hands to a host function is copied by the
+ *     host before the function returns.  The plugin keeps ownership.
+ *   - Nothing crosses this boundary that must be freed by the other side.
+ *
+ * Structs that cross the boundary start with `struct_size` (set it with
+ * sizeof).  A reader uses only the fields that fit in that size and rejects a
+ * struct larger than any version it knows.  Tables are append-only: a new
+ * function goes at the end; a changed signature becomes a new `_v2` entry.
+ *
+ * Errors: every callback returns a tg_status.  TG_OK means "my answer is in
+ * the out-parameters"; anything else is a failure, and a failure is never
+ * read as permission: in a guard it denies, in every other stage it ends the
+ * call as an error (code "plugin_error").  Attach a human-readable message
+ * with host->set_error() before returning the failure.
+ *
+ * Threading: unless a plugin sets TG_PLUGIN_SERIALIZED, its callbacks may run
+ * concurrently on many threads.  init and shutdown run on one control thread
+ * and never concurrently with any other callback of the same plugin.
+ *
+ * JSON crosses as UTF-8 text with an explicit length (tg_str), never as a
+ * NUL-terminated string, and is validated by the host on arrival.
+ */
+#ifndef TOOLGATE_TOOLGATE_H
+#define TOOLGATE_TOOLGATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================
+ * 1. Versioning
+ * ======================================================================
+ * MAJOR changes when a contract changes (not only a signature).  The host
+ * loads a plugin only if the majors are equal and the plugin's minor is equal
+ * to or older than the host's.  Anything else is a load error naming both
+ * versions.  MINOR grows when fields or table entries are appended.
+ */
+#define TOOLGATE_ABI_MAJOR 1
+#define TOOLGATE_ABI_MINOR 0
+
+/* ======================================================================
+ * 2. Basic types
+ * ====================================================================== */
+
+/* Status codes.  A plain integer so its size never depends on the compiler.
+ * Any value not listed here is treated as TG_ERROR (fail closed). */
+typedef int32_t tg_status;
+#define TG_OK 0                /* success; the answer is in the out-params   */
+#define TG_ERROR 1             /* generic failure; see set_error's message   */
+#define TG_INVALID_ARGUMENT 2  /* a host function was called with bad input  */
+#define TG_NOT_FOUND 3         /* JSON Pointer or key does not exist         */
+#define TG_TYPE_MISMATCH 4     /* value exists but has a different type      */
+#define TG_CONFIG_REJECTED 5   /* init: the plugin's config is not valid     */
+#define TG_CANCELLED 6         /* a tool noticed its signal was cancelled    */
+#define TG_TIMEOUT 7           /* a tool noticed its signal's deadline       */
+#define TG_WRONG_STAGE 8       /* host function not allowed in this stage    */
+
+/* A UTF-8 string with explicit length.  `data` need not be NUL-terminated.
+ * {NULL, 0} is the empty string. */
+typedef struct tg_str {
+  const char *data;
+  size_t size;
+} tg_str;
+
+/* Opaque handles.  Only the host creates them; they are valid for the
+ * duration of the callback that received them unless stated otherwise. */
+typedef struct tg_call tg_call;         /* one tool call in one stage       */
+typedef struct tg_signal tg_signal;     /* cancellation + deadline          */
+typedef struct tg_next tg_next;         /* the rest of the wrapper chain    */
+typedef struct tg_result tg_result;     /* an execution result (wrappers)   */
+typedef struct tg_init_ctx tg_init_ctx; /* registration context during init */
+
+typedef struct tg_host_api tg_host_api;
+
+/* ======================================================================
+ * 3. The entry point
+ * ======================================================================
+ * A plugin exports exactly one symbol, TOOLGATE_ENTRY_SYMBOL, of type
+ * tg_entry_fn.  It returns a pointer to a descriptor with static storage
+ * duration (never NULL).  It must not do any work: no allocation, no
+ * threads, no I/O.  Everything else travels in tables passed both ways.
+ *
+ * Build plugins with the SDK's CMake helper (toolgate_add_plugin): hidden
+ * visibility, -fno-gnu-unique, -Wl,-z,defs and a version script that
+ * exports this symbol alone, so that unloading really unloads.
+ */
+#define TOOLGATE_ENTRY_SYMBOL "toolgate_plugin_entry"
+
+struct tg_plugin_descriptor;
+typedef const struct tg_plugin_descriptor *(*tg_entry_fn)(void);
+
+#if defined(_WIN32)
+#define TOOLGATE_EXPORT __declspec(dllexport)
+#elif defined(__GNUC__)
+#define TOOLGATE_EXPORT __attribute__((visibility("default")))
+#else
+#define TOOLGATE_EXPORT
+#endif
+
+#ifdef __cplusplus
+#define TOOLGATE_EXTERN_C extern "C"
+#else
+#define TOOLGATE_EXTERN_C
+#endif
+
+/* Use as:  TOOLGATE_PLUGIN_ENTRY { return &my_descriptor; } */
+#define TOOLGATE_PLUGIN_ENTRY                                                  \
+  TOOLGATE_EXTERN_C TOOLGATE_EXPORT const struct tg_plugin_descriptor         \
+      *toolgate_plugin_entry(void)
+
+/* ======================================================================
+ * 4. The descriptor
+ * ====================================================================== */
+
+/* Capabilities: the kinds of things the plugin will register in init.  The
+ * host checks them: registering a kind not declared here fails the
+ * registration, and declaring a kind but registering none of it fails init
+ * ("declared a guard but registered none").  */
+#define TG_CAP_PRE_EXECUTE 0x01u
+#define TG_CAP_GUARD 0x02u
+#define TG_CAP_EXECUTE_WRAPPER 0x04u
+#define TG_CAP_POST_EXECUTE 0x08u
+#define TG_CAP_RESULT_OBSERVER 0x10u
+#define TG_CAP_TOOLS 0x20u
+
+/* Flags. */
+#define TG_PLUGIN_SERIALIZED 0x01u   /* host never runs two callbacks at once */
+#define TG_PLUGIN_NEVER_UNLOAD 0x02u /* image stays mapped (Go, some runtimes) */
+
+/* init: called once, on the control thread, after the ABI check.
+ *   host        the host API table; valid until shutdown returns.  Keep it.
+ *   ctx         registration context, valid only during init.
+ *   config_json the plugin's `config` object from the manifest (borrowed;
+ *               "{}" when absent).  Validate it; on a problem call
+ *               host->reject_config(ctx, "/json/pointer", "message") and
+ *               return TG_CONFIG_REJECTED.
+ *   out_state   set to the plugin's own state; passed back to shutdown.
+ * Return TG_OK, or a failure after host->init_error(ctx, "message").
+ *
+ * shutdown: called once on the control thread after the last callback of
+ * this plugin has returned.  May be NULL. */
+typedef tg_status (*tg_init_fn)(const tg_host_api *host, tg_init_ctx *ctx,
+                                tg_str config_json, void **out_state);
+typedef void (*tg_shutdown_fn)(void *state);
+
+typedef struct tg_plugin_descriptor {
+  uint32_t struct_size;  /* sizeof(tg_plugin_descriptor)                   */
+  uint16_t abi_major;    /* TOOLGATE_ABI_MAJOR the plugin was built with    */
+  uint16_t abi_minor;    /* TOOLGATE_ABI_MINOR the plugin was built with    */
+  const char *id;        /* stable id, e.g. "acme.fs"; [a-z0-9._-]+         */
+  const char *version;   /* the plugin's own version, e.g. "1.2.0"          */
+  uint32_t capabilities; /* TG_CAP_* bits                                   */
+  uint32_t flags;        /* TG_PLUGIN_* bits                                */
+  tg_init_fn init;       /* required                                        */
+  tg_shutdown_fn shutdown; /* optional                                      */
+} tg_plugin_descriptor;
+
+/* ======================================================================
+ * 5. The callback kinds
+ * ======================================================================
+ * Every hook callback receives `user_data` (the pointer given at
+ * registration) and a tg_call handle.  Read the call through the host API:
+ * host->call_info() for hot metadata (no JSON parsing needed), host->arg_*()
+ * for single arguments by JSON Pointer, host->arguments_json() for all.
+ *
+ * A `const tg_call *` is a read-only view: host functions that change
+ * anything take a non-const `tg_call *`, so a guard or an observer cannot
+ * even express a change.  The host checks the stage again at run time.
+ */
+
+/* Hot metadata of a call, filled by host->call_info().  All strings are
+ * borrowed for the duration of the callback. */
+typedef struct tg_call_info {
+  uint32_t struct_size;
+  tg_str tool_name;    /* the tool being called                         */
+  tg_str call_id;      /* unique per call                               */
+  tg_str session_id;   /* the agent session                             */
+  tg_str parent_token; /* non-empty for sub-calls (Code Mode)           */
+  tg_str stage;        /* "tools/pre-execute", "guard", ...             */
+  uint32_t annotations; /* TG_TOOL_* bits of the tool's definition     */
+  uint32_t attempt;    /* execute wrappers / tools: 0 on the first try  */
+} tg_call_info;
+
+/* ---- 5.1 pre-execute (a waterfall, deployer policy) -------------------
+ * Runs in order.  State: the current arguments and the current decision,
+ * which starts at ALLOW.  Answer one of the verdicts below in *out_verdict.
+ * ASK and DENY carry a reason (host->set_reason).  Any verdict may carry
+ * replacement arguments (host->set_arguments) -- a JSON object; the rewrite
+ * is recorded with this hook's name.  DENY is terminal.  The identity (tool,
+ * ids) can never be changed.  Use host->current_decision() to see what
+ * earlier hooks decided (an auto-approver answers ALLOW to an earlier ASK).
+ * Thread-safe unless the plugin is serialized. */
+#define TG_PRE_KEEP 0  /* no opinion: the decision stays as it is */
+#define TG_PRE_ALLOW 1 /* the decision becomes allow              */
+#define TG_PRE_ASK 2   /* the decision becomes ask(reason)        */
+#define TG_PRE_DENY 3  /* deny(reason); later hooks do not run    */
+typedef tg_status (*tg_pre_execute_fn)(void *user_data, tg_call *call,
+                                       int32_t *out_verdict);
+
+/* ---- 5.2 guards (monotonic, security team) ------------------------------
+ * Sees the final arguments, after rewrites and approval, read-only.  Answer
+ * ABSTAIN or DENY (with host->set_reason).  There is no ALLOW: adding a
+ * guard can only make the system stricter.  Every guard whose tool filter
+ * matches runs; any DENY denies.  A failure status or an unknown verdict
+ * value ends the call as an error; it never lets the call through. */
+#define TG_GUARD_ABSTAIN 0
+#define TG_GUARD_DENY 1
+typedef tg_status (*tg_guard_fn)(void *user_data, const tg_call *call,
+                                 int32_t *out_verdict);
+
+/* ---- 5.3 execute wrappers (the onion around dispatch) -----------------
+ * The first wrapper is outermost.  Call host->call_next(next, signal, &r)
+ * to run the rest of the chain (inner wrappers and the tool body) -- once,
+ * several times (retry) or not at all (then return a failure).  Hand
+ * `next` a child signal (host->signal_child) to impose a deadline.
+ * Return TG_OK with *out_result set to one of the results call_next gave
+ * you -- results are opaque host handles, so a wrapper cannot fabricate
+ * one -- or a failure status.  Arguments cannot be changed here.
+ * Results and child signals are owned by the host and live until this
+ * callback returns. */
+typedef tg_status (*tg_execute_wrapper_fn)(void *user_data, const tg_call *call,
+                                           const tg_signal *signal,
+                                           const tg_next *next,
+                                           const tg_result **out_result);
+
+/* ---- 5.4 post-execute (a waterfall over the candidate result) ---------
+ * Runs for executed calls and for denied ones: host->call_outcome() tells
+ * which.  Read the candidate with host->result_json().  Answer ACCEPT, or
+ * REPLACE after host->set_result(call, json), or BLOCK after
+ * host->set_reason().  Any verdict may also queue a context string for the
+ * model with host->add_context().  For a denied call a replacement may only
+ * reword the content: it stays a denial with isError true. */
+#define TG_POST_ACCEPT 0
+#define TG_POST_REPLACE 1
+#define TG_POST_BLOCK 2
+typedef tg_status (*tg_post_execute_fn)(void *user_data, tg_call *call,
+                                        int32_t *out_verdict);
+
+/* ---- 5.5 result observers (read only) ---------------------------------
+ * Receive the frozen outcome (host->outcome_json: identity, original and
+ * final arguments, every stage's verdict, timings, the result).  Their
+ * failures are logged and change nothing.  Run in registration order. */
+typedef tg_status (*tg_result_observer_fn)(void *user_data,
+                                           const tg_call *call);
+
+/* ---- 5.6 tools ---------------------------------------------------------
+ * execute: run the tool.  On success set the value with
+ * host->set_value(call, json) and return TG_OK.  On failure set a message
+ * with host->set_error and return TG_ERROR (or TG_TIMEOUT / TG_CANCELLED
+ * if you stopped because of the signal).  A failing tool is an ordinary
+ * outcome ("tool_error"), not a plugin failure.  Check the signal often:
+ * host->signal_fired() or host->signal_wait().
+ *
+ * render (optional): turn host->value_json() into content blocks with
+ * host->set_content(call, json-array).  Default: a string becomes one text
+ * block, anything else its JSON text.
+ *
+ * finalize_content (optional): the tool author's last content invariant
+ * (size cap, redaction).  Read host->result_json(), write a new content
+ * array with host->set_content().  Only content may change; a failure makes
+ * the result an error whose content is the failure message. */
+#define TG_TOOL_READ_ONLY 0x01u
+#define TG_TOOL_DESTRUCTIVE 0x02u
+#define TG_TOOL_IDEMPOTENT 0x04u
+#define TG_TOOL_OPEN_WORLD 0x08u
+
+typedef tg_status (*tg_tool_execute_fn)(void *user_data, tg_call *call,
+                                        const tg_signal *signal);
+typedef tg_status (*tg_tool_render_fn)(void *user_data, tg_call *call);
+typedef tg_status (*tg_tool_finalize_fn)(void *user_data, tg_call *call);
+
+typedef struct tg_tool_definition {
+  uint32_t struct_size;
+  const char *name;              /* copied                                  */
+  const char *description;       /* copied; may be NULL                     */
+  tg_str input_schema_json;      /* copied; a JSON Schema object or empty   */
+  tg_str output_schema_json;     /* copied; optional                        */
+  uint32_t annotations;          /* TG_TOOL_* bits                          */
+  tg_tool_execute_fn execute;    /* required                                */
+  tg_tool_render_fn render;      /* optional                                */
+  tg_tool_finalize_fn finalize_content; /* optional                        */
+  void *user_data;
+} tg_tool_definition;
+
+/* Options common to every hook registration (copied by the host). */
+typedef struct tg_hook_options {
+  uint32_t struct_size;
+  const char *name;        /* required, unique within the plugin; the   */
+                           /* hook's id is "plugin-id/name"             */
+  const char *tool_filter; /* glob over tool names ("fs.*"); NULL = all */
+  int32_t priority;        /* waterfalls: higher runs first; default 0  */
+  void *user_data;         /* passed back to every invocation           */
+} tg_hook_options;
+
+/* Outcome of a call as post-execute hooks see it (host->call_outcome). */
+#define TG_OUTCOME_EXECUTED 0 /* the tool body ran (it may have failed) */
+#define TG_OUTCOME_DENIED 1   /* pre-execute, approval or a guard denied */
+
+/* Log levels for host->log. */
+#define TG_LOG_DEBUG 0
+#define TG_LOG_INFO 1
+#define TG_LOG_WARN 2
+#define TG_LOG_ERROR 3
+
+/* Typed value for host->arg_get: which member is meaningful depends on
+ * `type`.  `string` and `json` are borrowed for the callback. */
+#define TG_JSON_NULL 0
+#define TG_JSON_BOOL 1
+#define TG_JSON_INT 2    /* fits int64_t                                  */
+#define TG_JSON_DOUBLE 3 /* any other number                              */
+#define TG_JSON_STRING 4
+#define TG_JSON_ARRAY 5
+#define TG_JSON_OBJECT 6
+typedef struct tg_json_value {
+  uint32_t struct_size;
+  int32_t type;       /* TG_JSON_*                                          */
+  int32_t boolean;    /* TG_JSON_BOOL                                       */
+  int64_t integer;    /* TG_JSON_INT                                        */
+  double number;      /* TG_JSON_INT and TG_JSON_DOUBLE                     */
+  tg_str string;      /* TG_JSON_STRING: the unescaped UTF-8 text           */
+  size_t size;        /* TG_JSON_ARRAY / OBJECT: number of elements         */
+} tg_json_value;
+
+/* ======================================================================
+ * 6. The host API table
+ * ======================================================================
+ * Handed to init and valid until shutdown returns.  Append-only: check
+ * `struct_size` before using an entry added in a later minor version
+ * (TOOLGATE_HOST_HAS(api, member)).  Every function is thread-safe.
+ * Functions returning tg_status return TG_WRONG_STAGE when called from a
+ * stage that may not use them (for example set_arguments from a guard).
+ */
+#define TOOLGATE_HOST_HAS(api, member)                                         \
+  ((api)->struct_size >= offsetof(tg_host_api, member) + sizeof((api)->member))
+
+struct tg_host_api {
+  uint32_t struct_size;
+  uint16_t abi_major; /* the host's TOOLGATE_ABI_MAJOR */
+  uint16_t abi_minor; /* the host's TOOLGATE_ABI_MINOR */
+
+  /* ---- registration (init only; ctx is the init context) ---------------
+   * Options and definitions are copied.  Each fails with
+   * TG_INVALID_ARGUMENT (bad name, duplicate name, NULL callback, kind not
+   * declared in capabilities) and explains why in the init error. */
+  tg_status (*register_pre_execute)(tg_init_ctx *ctx, const tg_hook_options *o,
+                                    tg_pre_execute_fn fn);
+  tg_status (*register_guard)(tg_init_ctx *ctx, const tg_hook_options *o,
+                              tg_guard_fn fn);
+  tg_status (*register_execute_wrapper)(tg_init_ctx *ctx,
+                                        const tg_hook_options *o,
+                                        tg_execute_wrapper_fn fn);
+  tg_status (*register_post_execute)(tg_init_ctx *ctx,
+                                     const tg_hook_options *o,
+                                     tg_post_execute_fn fn);
+  tg_status (*register_result_observer)(tg_init_ctx *ctx,
+                                        const tg_hook_options *o,
+                                        tg_result_observer_fn fn);
+  tg_status (*register_tool)(tg_init_ctx *ctx, const tg_tool_definition *def);
+
+  /* init failures: the message (and for config, the JSON Pointer into the
+   * config object) are copied and reported with the plugin's id. */
+  void (*init_error)(tg_init_ctx *ctx, const char *message);
+  void (*reject_config)(tg_init_ctx *ctx, const char *json_pointer,
+                        const char *message);
+
+  /* ---- reading a call (any stage) -------------------------------------- */
+  /* Fills *out (set out->struct_size first).  Strings are borrowed. */
+  tg_status (*call_info)(const tg_call *call, tg_call_info *out);
+  /* The current arguments as JSON object text (borrowed). */
+  tg_status (*arguments_json)(const tg_call *call, tg_str *out);
+  /* One argument by RFC 6901 JSON Pointer ("/path", "/paths/0"; "" is the
+   * whole object), without parsing anything: the host keeps the arguments
+   * parsed.  TG_NOT_FOUND when absent. */
+  tg_status (*arg_get)(const tg_call *call, const char *json_pointer,
+                       tg_json_value *out);
+  /* Convenience: a string argument.  TG_TYPE_MISMATCH if not a string. */
+  tg_status (*arg_string)(const tg_call *call, const char *json_pointer,
+                          tg_str *out);
+  /* The decision so far (TG_PRE_*), pre-execute and later stages. */
+  int32_t (*current_decision)(const tg_call *call);
+  /* TG_OUTCOME_* (post-execute, observers, finalize). */
+  int32_t (*call_outcome)(const tg_call *call);
+  /* The candidate result as result-shape JSON (post-execute, finalize), or
+   * the frozen outcome record (observers).  Borrowed. */
+  tg_status (*result_json)(const tg_call *call, tg_str *out);
+  /* The tool's value as JSON (render).  Borrowed. */
+  tg_status (*value_json)(const tg_call *call, tg_str *out);
+
+  /* ---- answering (copied; stage-checked) ------------------------------- */
+  /* Failure message for a non-OK return, any stage. */
+  void (*set_error)(const tg_call *call, const char *message);
+  /* Reason for ASK / DENY / BLOCK. */
+  tg_status (*set_reason)(const tg_call *call, tg_str reason);
+  /* pre-execute only: replacement arguments (a JSON object). */
+  tg_status (*set_arguments)(tg_call *call, tg_str json_object);
+  /* post-execute only: replacement result in the result shape. */
+  tg_status (*set_result)(tg_call *call, tg_str result_json);
+  /* post-execute only: queue a context string for the model. */
+  tg_status (*add_context)(tg_call *call, tg_str text);
+  /* tool execute only: the tool's JSON value. */
+  tg_status (*set_value)(tg_call *call, tg_str json);
+  /* render and finalize only: the content block array. */
+  tg_status (*set_content)(tg_call *call, tg_str json_array);
+
+  /* ---- execute wrappers ------------------------------------------------
+   * Runs the rest of the chain with `signal` (the one you received, or a
+   * child of it).  *out is a host-owned handle valid until your wrapper
+   * returns.  Returns a failure only if the chain could not be run at all
+   * (a tool failure is a result, not a failure). */
+  tg_status (*call_next)(const tg_next *next, const tg_signal *signal,
+                         const tg_result **out);
+  /* 1 if the result is an error, else 0. */
+  int32_t (*result_is_error)(const tg_result *result);
+  /* The error code ("tool_error", "timeout", ...); empty when not an error. */
+  tg_str (*result_error_code)(const tg_result *result);
+
+  /* ---- signals -----------------------------------------------------------
+   * A signal fires when cancelled or when its deadline passes; a child
+   * fires when its parent does.  Child signals are owned by the host and
+   * live until the wrapper callback that made them returns. */
+  const tg_signal *(*signal_child)(const tg_signal *parent,
+                                   uint64_t timeout_ns);
+  /* 0 = not fired, TG_CANCELLED or TG_TIMEOUT. */
+  int32_t (*signal_fired)(const tg_signal *signal);
+  /* Block up to timeout_ns or until the signal fires; returns as
+   * signal_fired does.  This is how a tool sleeps cooperatively. */
+  int32_t (*signal_wait)(const tg_signal *signal, uint64_t timeout_ns);
+
+  /* ---- events and logs (copied) ----------------------------------------- */
+  /* Append a tool- or plugin-owned event ("fs/observed") to the session's
+   * event log; data is a JSON object. */
+  tg_status (*emit_event)(const tg_call *call, const char *type,
+                          tg_str data_json);
+  /* Log through the host's logger, tagged with the plugin id. */
+  void (*log)(const tg_call *call_or_null, int32_t level, tg_str message);
+};
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TOOLGATE_TOOLGATE_H */
