@@ -170,6 +170,11 @@ struct ToolDefinition {
 
 // ---- registration options ------------------------------------------------------------
 struct HookOptions {
+  HookOptions() = default;
+  HookOptions(std::string n, std::vector<std::string> t = {}, int p = 0)  // NOLINT: implicit
+      : name(std::move(n)), tools(std::move(t)), priority(p) {}
+  HookOptions(const char* n) : name(n) {}  // NOLINT: implicit, {"name"} reads well
+
   std::string name;                      // unique within its owner
   std::vector<std::string> tools;        // glob list; "!glob" excludes; empty = all
   int priority = 0;                      // waterfalls: higher first

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# install-deps.sh -- install exactly the Debian 12 packages toolgate needs to
+# build, test and run.  Idempotent: a no-op when everything is present.
+# Run as root, or as a user with sudo.
+set -euo pipefail
+
+packages=(
+  build-essential     # gcc/g++ 12, make
+  cmake               # >= 3.25 (Debian 12 ships 3.25.1)
+  ninja-build
+  ccache
+  pkg-config
+  binutils            # readelf, used by the plugin export test
+  libboost1.81-dev    # Boost.DLL (header-only) -- 1.74 has no Boost.JSON
+  libboost-json1.81-dev
+  libspdlog-dev
+  libgtest-dev
+  libgmock-dev
+  libbenchmark-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages are present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: run as root (or install sudo)" >&2; exit 1; }
+  SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

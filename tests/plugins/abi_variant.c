@@ -1,0 +1,65 @@
+/* abi_variant.c -- one source, several broken builds, one per load error
+ * the host must report clearly (see tests/CMakeLists.txt):
+ *   VARIANT_MAJOR / VARIANT_MINOR   the ABI version the descriptor claims
+ *   VARIANT_NO_ENTRY                export no entry symbol at all
+ *   VARIANT_INIT_FAILS              init fails with a message
+ *   VARIANT_UNREGISTERED_CAP        declare a guard, register nothing
+ *   VARIANT_UNDECLARED_CAP          register a guard without declaring it */
+#include <toolgate/toolgate.h>
+
+#include <string.h>
+
+#ifndef VARIANT_MAJOR
+#define VARIANT_MAJOR TOOLGATE_ABI_MAJOR
+#endif
+#ifndef VARIANT_MINOR
+#define VARIANT_MINOR TOOLGATE_ABI_MINOR
+#endif
+
+static tg_status guard(void *ud, const tg_call *call, int32_t *verdict) {
+  (void)ud;
+  (void)call;
+  *verdict = TG_GUARD_ABSTAIN;
+  return TG_OK;
+}
+
+static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, void **out) {
+  tg_hook_options o;
+  (void)config;
+  (void)out;
+#ifdef VARIANT_INIT_FAILS
+  api->init_error(ctx, "the variant's database is unreachable");
+  return TG_ERROR;
+#endif
+#ifdef VARIANT_UNREGISTERED_CAP
+  (void)api;
+  (void)ctx;
+  (void)o;
+  (void)guard;
+  return TG_OK;
+#else
+  memset(&o, 0, sizeof o);
+  o.struct_size = sizeof o;
+  o.name = "variant";
+  return api->register_guard(ctx, &o, guard);
+#endif
+}
+
+#ifdef VARIANT_UNDECLARED_CAP
+#define VARIANT_CAPS TG_CAP_PRE_EXECUTE
+#else
+#define VARIANT_CAPS TG_CAP_GUARD
+#endif
+
+static const tg_plugin_descriptor descriptor = {
+    sizeof(tg_plugin_descriptor), VARIANT_MAJOR, VARIANT_MINOR, "test.variant", "1.0.0",
+    VARIANT_CAPS, 0, init, NULL};
+
+#ifdef VARIANT_NO_ENTRY
+/* Exported under a wrong name: the host must say the entry is missing. */
+TOOLGATE_EXPORT const tg_plugin_descriptor *toolgate_plugin_entry_typo(void) {
+  return &descriptor;
+}
+#else
+TOOLGATE_PLUGIN_ENTRY { return &descriptor; }
+#endif

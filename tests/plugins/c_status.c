@@ -1,0 +1,166 @@
+/* c_status.c -- a plain C plugin for the tests: hooks that return error
+ * statuses, and a tool ("c_tool") with render and finalize_content.
+ * The config is matched as text (the host hands it over serialized without
+ * spaces):
+ *   {"fail":"pre"|"guard"|"wrapper"|"post"}  that hook returns TG_ERROR
+ *   {"tool":"bad-json"|"no-value"|"error"|"timeout"}
+ *   {"finalize":"change-error"|"fail"}
+ */
+#include <toolgate/toolgate.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct state {
+  char fail[16];
+  char tool[16];
+  char finalize[16];
+} state;
+
+static const tg_host_api *host;
+
+static tg_str str(const char *s) {
+  tg_str t;
+  t.data = s;
+  t.size = strlen(s);
+  return t;
+}
+
+/* Copies the string value of "key" from flat JSON text into out. */
+static void config_value(tg_str config, const char *key, char *out, size_t cap) {
+  char pattern[40];
+  const char *p;
+  size_t n = 0;
+  out[0] = 0;
+  if (strlen(key) + 5 > sizeof pattern) return;
+  strcpy(pattern, "\"");
+  strcat(pattern, key);
+  strcat(pattern, "\":\"");
+  p = config.data ? strstr(config.data, pattern) : NULL;
+  if (!p) return;
+  p += strlen(pattern);
+  while (p[n] && p[n] != '"' && n + 1 < cap) {
+    out[n] = p[n];
+    n++;
+  }
+  out[n] = 0;
+}
+
+static tg_status fail_if(const state *s, const tg_call *call, const char *stage) {
+  if (strcmp(s->fail, stage) != 0) return TG_OK;
+  host->set_error(call, "c_status was told to fail here");
+  return TG_ERROR;
+}
+
+static tg_status pre(void *ud, tg_call *call, int32_t *verdict) {
+  *verdict = TG_PRE_KEEP;
+  return fail_if((const state *)ud, call, "pre");
+}
+
+static tg_status guard(void *ud, const tg_call *call, int32_t *verdict) {
+  *verdict = TG_GUARD_ABSTAIN; /* the status must win over this */
+  return fail_if((const state *)ud, call, "guard");
+}
+
+static tg_status wrapper(void *ud, const tg_call *call, const tg_signal *signal,
+                         const tg_next *next, const tg_result **out) {
+  tg_status st = fail_if((const state *)ud, call, "wrapper");
+  if (st != TG_OK) return st;
+  return host->call_next(next, signal, out);
+}
+
+static tg_status post(void *ud, tg_call *call, int32_t *verdict) {
+  *verdict = TG_POST_ACCEPT;
+  return fail_if((const state *)ud, call, "post");
+}
+
+static tg_status tool_execute(void *ud, tg_call *call, const tg_signal *signal) {
+  const state *s = (const state *)ud;
+  tg_str who;
+  (void)signal;
+  if (strcmp(s->tool, "bad-json") == 0) {
+    host->set_value(call, str("{\"unterminated"));
+    return TG_OK;
+  }
+  if (strcmp(s->tool, "no-value") == 0) return TG_OK;
+  if (strcmp(s->tool, "error") == 0) {
+    host->set_error(call, "c_tool failed on purpose");
+    return TG_ERROR;
+  }
+  if (strcmp(s->tool, "timeout") == 0) {
+    host->set_error(call, "c_tool gave up");
+    return TG_TIMEOUT;
+  }
+  if (host->arg_string(call, "/who", &who) != TG_OK) who = str("nobody");
+  {
+    char buf[128];
+    size_t n = who.size < 100 ? who.size : 100;
+    memcpy(buf, "\"c_tool saw ", 12);
+    memcpy(buf + 12, who.data, n);
+    buf[12 + n] = '"';
+    return host->set_value(call, (tg_str){buf, 13 + n});
+  }
+}
+
+static tg_status tool_render(void *ud, tg_call *call) {
+  (void)ud;
+  return host->set_content(call, str("[{\"type\":\"text\",\"text\":\"rendered by c_tool\"}]"));
+}
+
+static tg_status tool_finalize(void *ud, tg_call *call) {
+  const state *s = (const state *)ud;
+  if (strcmp(s->finalize, "fail") == 0) {
+    host->set_error(call, "finalize refuses");
+    return TG_ERROR;
+  }
+  return host->set_content(call, str("[{\"type\":\"text\",\"text\":\"finalized\"}]"));
+}
+
+static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, void **out) {
+  tg_hook_options o;
+  tg_tool_definition t;
+  state *s = (state *)calloc(1, sizeof *s);
+  tg_status st = TG_OK;
+  if (!s) return TG_ERROR;
+  host = api;
+  config_value(config, "fail", s->fail, sizeof s->fail);
+  config_value(config, "tool", s->tool, sizeof s->tool);
+  config_value(config, "finalize", s->finalize, sizeof s->finalize);
+  memset(&o, 0, sizeof o);
+  o.struct_size = sizeof o;
+  o.user_data = s;
+  o.name = "pre";
+  if (st == TG_OK) st = api->register_pre_execute(ctx, &o, pre);
+  o.name = "guard";
+  if (st == TG_OK) st = api->register_guard(ctx, &o, guard);
+  o.name = "wrapper";
+  if (st == TG_OK) st = api->register_execute_wrapper(ctx, &o, wrapper);
+  o.name = "post";
+  if (st == TG_OK) st = api->register_post_execute(ctx, &o, post);
+  memset(&t, 0, sizeof t);
+  t.struct_size = sizeof t;
+  t.name = "c_tool";
+  t.description = "a tool defined by a C plugin";
+  t.input_schema_json = str("{\"type\":\"object\"}");
+  t.execute = tool_execute;
+  t.render = tool_render;
+  if (s->finalize[0]) t.finalize_content = tool_finalize;
+  t.user_data = s;
+  if (st == TG_OK) st = api->register_tool(ctx, &t);
+  if (st != TG_OK) {
+    free(s);
+    return st;
+  }
+  *out = s;
+  return TG_OK;
+}
+
+static void shutdown(void *s) { free(s); }
+
+static const tg_plugin_descriptor descriptor = {
+    sizeof(tg_plugin_descriptor), TOOLGATE_ABI_MAJOR, TOOLGATE_ABI_MINOR, "test.c-status",
+    "1.0.0", TG_CAP_PRE_EXECUTE | TG_CAP_GUARD | TG_CAP_EXECUTE_WRAPPER | TG_CAP_POST_EXECUTE |
+        TG_CAP_TOOLS,
+    0, init, shutdown};
+
+TOOLGATE_PLUGIN_ENTRY { return &descriptor; }

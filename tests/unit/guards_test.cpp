@@ -1,0 +1,130 @@
+// Stage 2, guards (SPEC §2.4): monotonic, fail closed, deterministic report.
+#include "test_support.hpp"
+
+using namespace tgtest;
+
+namespace {
+GuardFn deny_with(std::string reason) {
+  return [reason](const HookCall&) -> std::optional<std::string> { return reason; };
+}
+GuardFn abstain() {
+  return [](const HookCall&) -> std::optional<std::string> { return std::nullopt; };
+}
+}  // namespace
+
+TEST(Guards, AbstainingGuardsLetTheCallRun) {
+  Fixture f;
+  f.host.add_guard("a", {"one"}, abstain());
+  f.host.add_guard("b", {"two"}, abstain());
+  EXPECT_FALSE(f.call("echo").is_error);
+  EXPECT_EQ(*f.body_runs, 1);
+}
+
+TEST(Guards, AnyDenyDeniesAndTheBodyNeverRuns) {
+  Fixture f;
+  f.host.add_guard("a", {"ok"}, abstain());
+  f.host.add_guard("b", {"no"}, deny_with("outside the workspace"));
+  auto r = f.call("echo");
+  EXPECT_EQ(code_of(r), "denied");
+  EXPECT_EQ(r.error->stage, "guard");
+  EXPECT_EQ(r.error->source, "b/no");
+  EXPECT_EQ(r.content.at(0).at("text"), "outside the workspace");
+  EXPECT_EQ(*f.body_runs, 0);
+}
+
+TEST(Guards, AllDenialsAreReportedSortedByGuardIdWhateverTheRegistrationOrder) {
+  for (int flip = 0; flip < 2; ++flip) {
+    Fixture f;
+    if (flip) {
+      f.host.add_guard("zeta", {"g"}, deny_with("z"));
+      f.host.add_guard("alpha", {"g"}, deny_with("a"));
+    } else {
+      f.host.add_guard("alpha", {"g"}, deny_with("a"));
+      f.host.add_guard("zeta", {"g"}, deny_with("z"));
+    }
+    auto r = f.call("echo");
+    ASSERT_EQ(r.error->denials.size(), 2u);
+    EXPECT_EQ(r.error->denials[0].at("source"), "alpha/g");
+    EXPECT_EQ(r.error->denials[1].at("source"), "zeta/g");
+    EXPECT_EQ(r.error->message, "a; z");
+    EXPECT_EQ(r.error->source, "alpha/g");
+  }
+}
+
+TEST(Guards, AThrowingGuardNeverLetsTheCallThrough) {
+  Fixture f;
+  int post = 0;
+  f.host.add_guard("sec", {"broken"}, [](const HookCall&) -> std::optional<std::string> {
+    throw std::runtime_error("rules file unreadable");
+  });
+  f.host.add_post_execute("p", {"post"}, [&](const HookCall&) {
+    ++post;
+    return PostVerdict::accept();
+  });
+  auto r = f.call("echo");
+  EXPECT_TRUE(r.is_error);
+  EXPECT_EQ(code_of(r), "plugin_error");
+  EXPECT_EQ(r.error->stage, "guard");
+  EXPECT_EQ(r.error->source, "sec/broken");
+  EXPECT_EQ(*f.body_runs, 0);
+  EXPECT_EQ(post, 0);  // straight to normalization
+}
+
+TEST(Guards, AShadowGuardRecordsButDoesNotDeny) {
+  Fixture f;
+  HookOptions o{"new-rule"};
+  o.shadow = true;
+  f.host.add_guard("sec", o, deny_with("would block"));
+  auto r = f.call("echo");
+  EXPECT_FALSE(r.is_error);
+  EXPECT_EQ(*f.body_runs, 1);
+  bool recorded = false;
+  for (const auto& e : f.recorder->of_type("hook/result"))
+    if (e.data.at("source") == "sec/new-rule") {
+      EXPECT_EQ(e.data.at("verdict"), "would-deny");
+      EXPECT_EQ(e.data.at("reason"), "would block");
+      recorded = true;
+    }
+  EXPECT_TRUE(recorded);
+}
+
+TEST(Guards, AShadowGuardThatThrowsStillFailsClosed) {
+  Fixture f;
+  HookOptions o{"new-rule"};
+  o.shadow = true;
+  f.host.add_guard("sec", o, [](const HookCall&) -> std::optional<std::string> {
+    throw std::runtime_error("bug");
+  });
+  EXPECT_EQ(code_of(f.call("echo")), "plugin_error");
+  EXPECT_EQ(*f.body_runs, 0);
+}
+
+TEST(Guards, GuardsSeeTheFinalArgumentsAndTheOriginals) {
+  Fixture f;
+  f.host.add_pre_execute("p", {"rw"}, [](const HookCall&) {
+    return PreVerdict::keep().with_arguments({{"path", "/etc/passwd"}});
+  });
+  f.host.add_guard("sec", {"paths"}, [](const HookCall& c) -> std::optional<std::string> {
+    EXPECT_EQ(c.original_arguments.at("path"), "/tmp/ok");
+    if (c.arguments.at("path") == "/etc/passwd") return "no /etc";
+    return std::nullopt;
+  });
+  EXPECT_EQ(code_of(f.call("echo", {{"path", "/tmp/ok"}})), "denied");
+  EXPECT_EQ(*f.body_runs, 0);
+}
+
+TEST(Guards, AnEmptyReasonStillDenies) {
+  Fixture f;
+  f.host.add_guard("sec", {"terse"}, deny_with(""));
+  auto r = f.call("echo");
+  EXPECT_EQ(code_of(r), "denied");
+  EXPECT_NE(r.error->message.find("sec/terse"), std::string::npos);
+}
+
+TEST(Guards, APreExecuteAllowCannotSkipGuards) {
+  Fixture f;
+  f.host.add_pre_execute("p", {"yes", {}, 100}, [](const HookCall&) { return PreVerdict::allow(); });
+  f.host.add_guard("sec", {"no"}, deny_with("guard says no"));
+  EXPECT_EQ(code_of(f.call("echo")), "denied");
+  EXPECT_EQ(*f.body_runs, 0);
+}

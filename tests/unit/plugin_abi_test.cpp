@@ -1,0 +1,226 @@
+// Plugins through the C ABI: every stage's failure modes arrive through the
+// adapters and fail closed exactly like C++ hooks do.
+#include "test_support.hpp"
+
+#include "sample_tools.hpp"
+
+#include <toolgate/toolgate.h>
+
+using namespace tgtest;
+
+namespace {
+
+struct PluginFixture : Fixture {
+  TempDir dir;
+  void load(const std::string& id, const std::string& path, const json::object& config = {}) {
+    host.load_manifest(dir.write(id + ".json", manifest_for(id, path, config)));
+  }
+  void testkit(const json::object& config) { load("test.kit", test_plugin("testkit"), config); }
+  void c_status(const json::object& config) { load("test.c-status", test_plugin("c_status"), config); }
+};
+
+}  // namespace
+
+TEST(PluginAbi, ASampleCGuardDeniesThroughTheJsonPointerAccessor) {
+  PluginFixture f;
+  f.host.register_tool(toolgate::samples::greeting_tool());
+  f.load("sample.no-world", sample_plugin("sample_no_world"));
+  EXPECT_FALSE(f.call("greet", {{"name", "Ada"}}).is_error);
+  auto r = f.call("greet", {{"name", "World"}});
+  EXPECT_EQ(code_of(r), "denied");
+  EXPECT_EQ(r.error->source, "sample.no-world/no-world");
+  // The guard's tool filter is "greet": it is not even called for echo.
+  EXPECT_FALSE(f.call("echo", {{"name", "World"}}).is_error);
+}
+
+TEST(PluginAbi, PreExecuteVerdictsAndRewrites) {
+  {
+    PluginFixture f;
+    f.testkit({{"pre", "deny"}});
+    auto r = f.call("echo");
+    EXPECT_EQ(code_of(r), "denied");
+    EXPECT_EQ(r.error->message, "testkit denies");
+    EXPECT_EQ(r.error->source, "test.kit/pre");
+    EXPECT_EQ(*f.body_runs, 0);
+  }
+  {
+    PluginFixture f;
+    f.testkit({{"pre", "ask"}});
+    EXPECT_EQ(code_of(f.call("echo")), "approval_unavailable");
+    EXPECT_EQ(*f.body_runs, 0);
+  }
+  {
+    PluginFixture f;
+    f.testkit({{"pre", "rewrite"}});
+    auto r = f.call("echo", {{"a", 1}});
+    EXPECT_EQ(*r.value, (json::object{{"a", 1}, {"rewritten", true}}));
+  }
+}
+
+TEST(PluginAbi, EveryKindOfPreExecuteFailureIsAPluginError) {
+  for (const char* mode : {"throw", "bad-verdict", "bad-json"}) {
+    PluginFixture f;
+    f.testkit({{"pre", mode}});
+    auto r = f.call("echo");
+    EXPECT_EQ(code_of(r), "plugin_error") << mode;
+    EXPECT_EQ(r.error->stage, "tools/pre-execute") << mode;
+    EXPECT_EQ(r.error->source, "test.kit/pre") << mode;
+    EXPECT_EQ(*f.body_runs, 0) << mode;
+  }
+  PluginFixture f;
+  f.c_status({{"fail", "pre"}});
+  auto r = f.call("echo");
+  EXPECT_EQ(code_of(r), "plugin_error");
+  EXPECT_NE(r.error->message.find("c_status was told to fail here"), std::string::npos);
+  EXPECT_EQ(*f.body_runs, 0);
+}
+
+TEST(PluginAbi, AGuardThatFailsInAnyWayNeverLetsTheCallThrough) {
+  for (const char* mode : {"throw", "bad-verdict"}) {
+    PluginFixture f;
+    f.testkit({{"guard", mode}});
+    auto r = f.call("echo");
+    EXPECT_TRUE(r.is_error) << mode;
+    EXPECT_EQ(code_of(r), "plugin_error") << mode;
+    EXPECT_EQ(r.error->stage, "guard");
+    EXPECT_EQ(*f.body_runs, 0) << mode;
+  }
+  // An error status wins over the ABSTAIN the C guard also wrote.
+  PluginFixture f;
+  f.c_status({{"fail", "guard"}});
+  auto r = f.call("echo");
+  EXPECT_EQ(code_of(r), "plugin_error");
+  EXPECT_EQ(r.error->source, "test.c-status/guard");
+  EXPECT_EQ(*f.body_runs, 0);
+}
+
+TEST(PluginAbi, GuardDenyFromAPlugin) {
+  PluginFixture f;
+  f.testkit({{"guard", "deny"}});
+  auto r = f.call("echo");
+  EXPECT_EQ(code_of(r), "denied");
+  EXPECT_EQ(r.error->message, "testkit guard denies");
+  EXPECT_EQ(*f.body_runs, 0);
+}
+
+TEST(PluginAbi, WrapperModes) {
+  {
+    PluginFixture f;
+    f.testkit({{"wrapper", "retry"}});
+    auto r = f.call("echo", {{"fail", true}});
+    EXPECT_EQ(*f.body_runs, 2);
+    EXPECT_EQ(code_of(r), "tool_error");
+  }
+  for (const char* mode : {"throw", "skip", "fabricate"}) {
+    PluginFixture f;
+    f.testkit({{"wrapper", mode}});
+    auto r = f.call("echo");
+    EXPECT_EQ(code_of(r), "plugin_error") << mode;
+    EXPECT_EQ(r.error->stage, "tools/execute") << mode;
+  }
+  PluginFixture f;
+  f.c_status({{"fail", "wrapper"}});
+  auto r = f.call("echo");
+  EXPECT_EQ(code_of(r), "plugin_error");
+  EXPECT_EQ(*f.body_runs, 0);
+}
+
+TEST(PluginAbi, TheSampleTimeoutWrapperEndsTheSlowToolAsTimeout) {
+  PluginFixture f;
+  f.host.register_tool(toolgate::samples::slow_tool());
+  f.load("sample.timeout", sample_plugin("sample_timeout_wrapper"), {{"timeout_ms", 20}});
+  EXPECT_EQ(code_of(f.call("slow", {{"ms", 5000}})), "timeout");
+  EXPECT_FALSE(f.call("slow", {{"ms", 1}}).is_error);
+}
+
+TEST(PluginAbi, PostExecuteModes) {
+  {
+    PluginFixture f;
+    f.testkit({{"post", "replace"}});
+    auto r = f.call("echo");
+    EXPECT_FALSE(r.is_error);
+    EXPECT_EQ(r.content.at(0).at("text"), "replaced");
+  }
+  {
+    PluginFixture f;
+    f.testkit({{"post", "block"}});
+    auto r = f.call("echo");
+    EXPECT_EQ(code_of(r), "denied");
+    EXPECT_EQ(r.error->message, "testkit blocks");
+  }
+  {
+    PluginFixture f;
+    f.testkit({{"post", "replace"}, {"guard", "deny"}});
+    auto r = f.call("echo");
+    EXPECT_EQ(code_of(r), "denied");  // a denial stays a denial
+    EXPECT_EQ(r.content.at(0).at("text"), "replaced");
+  }
+  for (const char* mode : {"throw", "bad-verdict", "bad-json"}) {
+    PluginFixture f;
+    f.testkit({{"post", mode}});
+    auto r = f.call("echo");
+    EXPECT_EQ(code_of(r), "plugin_error") << mode;
+    EXPECT_EQ(r.error->stage, "tools/post-execute") << mode;
+  }
+  PluginFixture f;
+  f.c_status({{"fail", "post"}});
+  EXPECT_EQ(code_of(f.call("echo")), "plugin_error");
+}
+
+TEST(PluginAbi, ObserverFailuresChangeNothing) {
+  PluginFixture f;
+  f.testkit({{"observer", "throw"}});
+  EXPECT_FALSE(f.call("echo").is_error);
+  EXPECT_EQ(f.recorder->of_type("observer/failed").size(), 1u);
+}
+
+TEST(PluginAbi, TheSampleCounterObserverEmitsItsOwnEvents) {
+  PluginFixture f;
+  f.load("sample.counter", sample_plugin("sample_counter"));
+  for (int i = 0; i < 3; ++i) f.call("echo");
+  auto counted = f.recorder->of_type("sample/counted");
+  ASSERT_EQ(counted.size(), 3u);
+  EXPECT_EQ(counted[2].data.at("count"), 3);
+  EXPECT_EQ(counted[2].data.at("plugin"), "sample.counter");
+}
+
+TEST(PluginAbi, ToolsFromACPluginWithRenderAndFinalize) {
+  {
+    PluginFixture f;
+    f.c_status({});
+    auto r = f.call("c_tool", {{"who", "Ada"}});
+    ASSERT_FALSE(r.is_error) << json::serialize(r.to_json());
+    EXPECT_EQ(*r.value, "c_tool saw Ada");
+    EXPECT_EQ(r.content.at(0).at("text"), "rendered by c_tool");
+  }
+  {
+    PluginFixture f;
+    f.c_status({{"finalize", "ok"}});
+    EXPECT_EQ(f.call("c_tool").content.at(0).at("text"), "finalized");
+  }
+  {
+    PluginFixture f;
+    f.c_status({{"finalize", "fail"}});
+    auto r = f.call("c_tool");
+    EXPECT_TRUE(r.is_error);
+    EXPECT_EQ(r.error->stage, "finalizeContent");
+  }
+  const std::pair<const char*, const char*> outcomes[] = {
+      {"bad-json", "snapshot_failed"}, {"no-value", "snapshot_failed"},
+      {"error", "tool_error"}, {"timeout", "timeout"}};
+  for (const auto& [mode, code] : outcomes) {
+    PluginFixture f;
+    f.c_status({{"tool", mode}});
+    EXPECT_EQ(code_of(f.call("c_tool")), code) << mode;
+  }
+}
+
+TEST(PluginAbi, PluginsCannotForgeHostEvents) {
+  PluginFixture f;
+  f.testkit({{"observer", "forge"}});
+  f.call("echo");
+  auto status = f.recorder->of_type("testkit/forge-status");
+  ASSERT_EQ(status.size(), 1u);
+  EXPECT_EQ(status[0].data.at("status"), TG_INVALID_ARGUMENT);
+  EXPECT_EQ(f.recorder->of_type("tool/result").size(), 1u);
+}
