@@ -14,9 +14,11 @@ packages=(
   libboost1.81-dev    # Boost.DLL (header-only) -- 1.74 has no Boost.JSON
   libboost-json1.81-dev
   libspdlog-dev
+  libssl-dev          # libcrypto: SHA-256 pins
   libgtest-dev
   libgmock-dev
   libbenchmark-dev
+  python3-jsonschema  # tests: sample manifests validate against the schema
 )
 
 missing=()

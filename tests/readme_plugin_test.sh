@@ -14,11 +14,11 @@ cc -std=c99 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -Wl,-z,defs 
    -o "$work/no_root.so" samples/minimal/no_root.c
 cp samples/minimal/no_root.json "$work/"
 
-out=$("$toolgate" call --manifest "$work/no_root.json" greet '{"name":"root"}' || true)
+out=$("$toolgate" call "$work/no_root.json" --tool greet --args '{"name":"root"}' || true)
 echo "$out"
 grep -q '"code":"denied","message":"greeting root is not allowed","stage":"guard","source":"example.no-root/no-root"' <<<"$out"
 
-out=$("$toolgate" call --manifest "$work/no_root.json" greet '{"name":"Ada"}')
+out=$("$toolgate" call "$work/no_root.json" --tool greet --args '{"name":"Ada"}')
 echo "$out"
 grep -q '"text":"Hello, Ada!"' <<<"$out"
 echo "README plugin example: ok"

@@ -16,13 +16,20 @@
 
 namespace toolgate::detail {
 
-// Common to every hook: its identity ("owner/name"), where it applies and
-// what keeps its code alive (a loaded plugin image, or nothing).
+enum class StageKind { pre_execute, guard, execute_wrapper, post_execute, result_observer };
+
+// Common to every hook: its identity ("owner/name"), where it applies, where
+// it came from (for `toolgate plan`) and what keeps its code alive (a loaded
+// plugin image, or nothing).
 struct HookInfo {
   std::string id;
   ToolFilter filter;
   int priority = 0;
-  std::size_t order = 0;  // registration order across the generation
+  std::size_t order = 0;  // position in the resolved stage order
+  std::string plugin;     // plugin id, or the embedder's owner name
+  std::string layer;      // manifest layer, or "host" for embedder hooks
+  bool locked = false;    // registered by a locked layer
+  std::vector<std::string> before, after;
   std::shared_ptr<const void> keep_alive;
 };
 
@@ -56,10 +63,6 @@ struct Generation {
   // Loaded plugins, kept alive while this generation is in use.
   std::vector<std::shared_ptr<const void>> plugins;
   std::vector<std::string> plugin_ids;
-  std::size_t next_order = 0;
-
-  // Sorts every stage table into run order.
-  void resolve_order();
 };
 
 }  // namespace toolgate::detail

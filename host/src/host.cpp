@@ -7,11 +7,13 @@
 #include "json_util.hpp"
 #include "loading/manifest.hpp"
 #include "loading/plugin_loader.hpp"
+#include "loading/stack.hpp"
 #include "pipeline/stages.hpp"
 
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <map>
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -34,17 +36,73 @@ struct Host::Impl {
   HostOptions options;
   detail::EventBus bus;
   std::mutex control;  // serializes configuration changes
+
+  // What the generation is built from (guarded by `control`).
+  std::map<std::string, ToolDefinition, std::less<>> embedder_tools;
+  std::vector<detail::EmbedderHook> embedder_hooks;
+  Approver approver;
+  std::vector<detail::StackLayer> layers;
+  std::vector<std::string> disable;
+
   std::atomic<std::shared_ptr<const Generation>> active{std::make_shared<const Generation>()};
 
-  // Copy the active generation, let `edit` change the copy, publish it.
+  // Builds a complete generation from the given inputs; throws on any error.
+  std::shared_ptr<Generation> build(const std::vector<detail::StackLayer>& stack,
+                                    const std::vector<std::string>& disabled,
+                                    std::vector<std::string>* kept) const {
+    auto g = std::make_shared<Generation>();
+    for (const auto& [name, def] : embedder_tools)
+      g->tools.emplace(name, std::make_shared<detail::ToolEntry>(detail::ToolEntry{def, "host", nullptr}));
+    for (const auto& layer : stack)
+      for (const auto& [index, plugin] : layer.plugins) {
+        g->plugins.push_back(plugin);
+        g->plugin_ids.push_back(plugin->id);
+        for (const auto& t : plugin->tools) {
+          if (g->tools.count(t.name))
+            throw LoadError(layer.manifest.file.string(),
+                            layer.manifest.plugins[index].json_path,
+                            "plugin \"" + plugin->id + "\" registers tool \"" + t.name +
+                                "\", which already exists",
+                            "rename the tool or disable one of the two");
+          g->tools.emplace(t.name, std::make_shared<detail::ToolEntry>(
+                                       detail::ToolEntry{t, plugin->id, plugin->instance}));
+        }
+      }
+    g->approver = approver;
+    detail::StackInput in{&embedder_hooks, &stack, disabled};
+    detail::resolve_stack(in, *g, kept);
+    return g;
+  }
+
+  void publish(std::shared_ptr<Generation> g) {
+    g->number = active.load()->number + 1;
+    active.store(std::move(g));
+  }
+
+  // Runs `edit` on the configuration and publishes the result; if building
+  // fails, the configuration is restored and the error propagates.
   template <class Edit>
-  void publish(Edit&& edit) {
+  void reconfigure(Edit&& edit) {
     std::lock_guard lock(control);
-    auto next = std::make_shared<Generation>(*active.load());
-    edit(*next);
-    next->number = active.load()->number + 1;
-    next->resolve_order();
-    active.store(std::move(next));
+    auto saved_tools = embedder_tools;
+    auto saved_hooks = embedder_hooks;
+    auto saved_approver = approver;
+    try {
+      edit();
+      publish(build(layers, disable, nullptr));
+    } catch (const LoadError& e) {
+      // For the embedding API a clash (duplicate hook id, tool name) is a
+      // bad argument.
+      embedder_tools = std::move(saved_tools);
+      embedder_hooks = std::move(saved_hooks);
+      approver = std::move(saved_approver);
+      throw std::invalid_argument(e.problem());
+    } catch (...) {
+      embedder_tools = std::move(saved_tools);
+      embedder_hooks = std::move(saved_hooks);
+      approver = std::move(saved_approver);
+      throw;
+    }
   }
 
   void emit_host_event(std::string type, json::object data, std::uint64_t gen) {
@@ -57,34 +115,6 @@ struct Host::Impl {
   }
 };
 
-namespace {
-
-void check_unique(const Generation& g, const std::string& id) {
-  auto clash = [&](const auto& hooks) {
-    return std::any_of(hooks.begin(), hooks.end(), [&](const auto& h) { return h.id == id; });
-  };
-  if (clash(g.pre_execute) || clash(g.guards) || clash(g.wrappers) ||
-      clash(g.post_execute) || clash(g.observers))
-    throw std::invalid_argument("hook id \"" + id + "\" is already registered");
-}
-
-template <class Hook, class Fn>
-Hook make_hook(Generation& g, const std::string& owner, const HookOptions& o, Fn fn) {
-  if (owner.empty() || o.name.empty())
-    throw std::invalid_argument("a hook needs an owner and a name");
-  if (!fn) throw std::invalid_argument("hook " + owner + "/" + o.name + " has no callback");
-  Hook h;
-  h.id = owner + "/" + o.name;
-  check_unique(g, h.id);
-  h.filter = detail::ToolFilter(o.tools);
-  h.priority = o.priority;
-  h.order = g.next_order++;
-  h.fn = std::move(fn);
-  return h;
-}
-
-}  // namespace
-
 Host::Host(HostOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = options;
 }
@@ -93,65 +123,113 @@ Host::~Host() = default;
 void Host::register_tool(ToolDefinition tool) {
   if (tool.name.empty() || !tool.execute)
     throw std::invalid_argument("a tool needs a name and an execute function");
-  impl_->publish([&](Generation& g) {
-    if (g.tools.count(tool.name))
+  impl_->reconfigure([&] {
+    if (impl_->embedder_tools.count(tool.name))
       throw std::invalid_argument("tool \"" + tool.name + "\" is already registered");
     auto name = tool.name;
-    g.tools.emplace(name, std::make_shared<detail::ToolEntry>(
-                              detail::ToolEntry{std::move(tool), "host", nullptr}));
+    impl_->embedder_tools.emplace(std::move(name), std::move(tool));
   });
 }
+
+namespace {
+detail::EmbedderHook embedder_hook(std::string owner, const HookOptions& o, detail::StageKind kind) {
+  if (owner.empty() || o.name.empty())
+    throw std::invalid_argument("a hook needs an owner and a name");
+  detail::EmbedderHook h;
+  h.owner = std::move(owner);
+  h.reg.kind = kind;
+  h.reg.name = o.name;
+  h.reg.tools = o.tools;
+  h.reg.priority = o.priority;
+  h.shadow = o.shadow;
+  return h;
+}
+template <class Fn>
+void need(const Fn& fn, const HookOptions& o) {
+  if (!fn) throw std::invalid_argument("hook " + o.name + " has no callback");
+}
+}  // namespace
 
 void Host::add_pre_execute(std::string owner, HookOptions o, PreExecuteFn fn) {
-  impl_->publish([&](Generation& g) {
-    g.pre_execute.push_back(make_hook<detail::PreExecuteHook>(g, owner, o, std::move(fn)));
-  });
+  need(fn, o);
+  auto h = embedder_hook(std::move(owner), o, detail::StageKind::pre_execute);
+  h.reg.pre_execute = std::move(fn);
+  impl_->reconfigure([&] { impl_->embedder_hooks.push_back(std::move(h)); });
 }
 void Host::add_guard(std::string owner, HookOptions o, GuardFn fn) {
-  impl_->publish([&](Generation& g) {
-    auto h = make_hook<detail::GuardHook>(g, owner, o, std::move(fn));
-    h.shadow = o.shadow;
-    g.guards.push_back(std::move(h));
-  });
+  need(fn, o);
+  auto h = embedder_hook(std::move(owner), o, detail::StageKind::guard);
+  h.reg.guard = std::move(fn);
+  impl_->reconfigure([&] { impl_->embedder_hooks.push_back(std::move(h)); });
 }
 void Host::add_execute_wrapper(std::string owner, HookOptions o, ExecuteWrapperFn fn) {
-  impl_->publish([&](Generation& g) {
-    g.wrappers.push_back(make_hook<detail::ExecuteWrapperHook>(g, owner, o, std::move(fn)));
-  });
+  need(fn, o);
+  auto h = embedder_hook(std::move(owner), o, detail::StageKind::execute_wrapper);
+  h.reg.wrapper = std::move(fn);
+  impl_->reconfigure([&] { impl_->embedder_hooks.push_back(std::move(h)); });
 }
 void Host::add_post_execute(std::string owner, HookOptions o, PostExecuteFn fn) {
-  impl_->publish([&](Generation& g) {
-    g.post_execute.push_back(make_hook<detail::PostExecuteHook>(g, owner, o, std::move(fn)));
-  });
+  need(fn, o);
+  auto h = embedder_hook(std::move(owner), o, detail::StageKind::post_execute);
+  h.reg.post_execute = std::move(fn);
+  impl_->reconfigure([&] { impl_->embedder_hooks.push_back(std::move(h)); });
 }
 void Host::add_result_observer(std::string owner, HookOptions o, ResultObserverFn fn) {
-  impl_->publish([&](Generation& g) {
-    g.observers.push_back(make_hook<detail::ResultObserverHook>(g, owner, o, std::move(fn)));
-  });
+  need(fn, o);
+  auto h = embedder_hook(std::move(owner), o, detail::StageKind::result_observer);
+  h.reg.observer = std::move(fn);
+  impl_->reconfigure([&] { impl_->embedder_hooks.push_back(std::move(h)); });
 }
 void Host::set_approver(Approver approver) {
-  impl_->publish([&](Generation& g) { g.approver = std::move(approver); });
+  impl_->reconfigure([&] { impl_->approver = std::move(approver); });
 }
 
-void Host::load_manifest(const std::filesystem::path& file) {
-  detail::Manifest m = detail::read_manifest(file);
-  std::vector<std::string> loaded;
-  // Build the candidate off to the side; publish only if every plugin
-  // loaded.  A failure leaves the active generation untouched.
-  impl_->publish([&](Generation& g) {
-    for (const auto& p : m.plugins) {
+LoadReport Host::load_manifests(const std::vector<std::filesystem::path>& paths,
+                                const LoadOptions& options) {
+  auto files = detail::expand_manifest_paths(paths);
+  std::vector<detail::Manifest> manifests;
+  for (const auto& f : files) manifests.push_back(detail::read_manifest(f));
+
+  std::lock_guard lock(impl_->control);
+  // Plugin ids are unique across the whole stack.
+  std::map<std::string, std::string> owner_file;
+  for (const auto& layer : impl_->layers)
+    for (const auto& [index, plugin] : layer.plugins)
+      owner_file[plugin->id] = layer.manifest.file.string();
+  // Load every new plugin off to the side; nothing is published until the
+  // whole stack resolves.  On error the new instances are destroyed (their
+  // shutdown runs) and the active generation stays as it was.
+  auto stack = impl_->layers;
+  std::vector<std::pair<std::string, std::string>> fresh;  // plugin id, manifest
+  detail::LoaderOptions lo{options.allow_insecure_plugin_permissions};
+  for (auto& m : manifests) {
+    detail::StackLayer layer;
+    for (std::size_t i = 0; i < m.plugins.size(); ++i) {
+      const auto& p = m.plugins[i];
+      if (auto it = owner_file.find(p.id); it != owner_file.end())
+        throw LoadError(m.file.string(), p.json_path + "/id",
+                        "plugin \"" + p.id + "\" is already loaded (by " + it->second + ")",
+                        "load each plugin once; change it from a later layer with \"overrides\"");
+      owner_file[p.id] = m.file.string();
       if (!p.enabled) continue;
-      if (std::find(g.plugin_ids.begin(), g.plugin_ids.end(), p.id) != g.plugin_ids.end())
-        throw LoadError(file.string(), p.json_path + "/id",
-                        "plugin \"" + p.id + "\" is already loaded",
-                        "load each plugin once");
-      detail::load_plugin_into(g, p, file);
-      loaded.push_back(p.id);
+      layer.plugins.emplace_back(i, detail::load_plugin(p, m.file, lo));
+      fresh.emplace_back(p.id, m.file.string());
     }
-  });
-  auto gen = generation();
-  for (const auto& id : loaded)
-    impl_->emit_host_event("plugin/loaded", {{"plugin", id}, {"manifest", file.string()}}, gen);
+    layer.manifest = std::move(m);
+    stack.push_back(std::move(layer));
+  }
+  auto disabled = impl_->disable;
+  disabled.insert(disabled.end(), options.disable.begin(), options.disable.end());
+  LoadReport report;
+  auto gen = impl_->build(stack, disabled, &report.kept_locked);
+  impl_->layers = std::move(stack);
+  impl_->disable = std::move(disabled);
+  impl_->publish(gen);
+  for (const auto& layer : impl_->layers) report.layers.push_back(layer.manifest.layer);
+  report.plugins = gen->plugin_ids;
+  for (const auto& [id, file] : fresh)
+    impl_->emit_host_event("plugin/loaded", {{"plugin", id}, {"manifest", file}}, gen->number);
+  return report;
 }
 
 void Host::subscribe(EventSink sink) { impl_->bus.subscribe(std::move(sink)); }
@@ -255,6 +333,37 @@ json::object Host::describe() const {
           {"guard", ids(g->guards)},      {"tools/execute", ids(g->wrappers)},
           {"tools/post-execute", ids(g->post_execute)},
           {"tools/result", ids(g->observers)}};
+}
+
+json::object Host::plan(std::string_view tool) const {
+  auto g = impl_->active.load();
+  auto entries = [&](const auto& hooks, bool guards) {
+    json::array a;
+    for (const auto& h : hooks) {
+      if (!tool.empty() && !h.filter.matches(tool)) continue;
+      json::array tools, before, after;
+      for (const auto& t : h.filter.patterns()) tools.push_back(json::string(t));
+      for (const auto& t : h.before) before.push_back(json::string(t));
+      for (const auto& t : h.after) after.push_back(json::string(t));
+      json::object e{{"id", h.id},         {"plugin", h.plugin}, {"layer", h.layer},
+                     {"priority", h.priority}, {"tools", tools}, {"locked", h.locked}};
+      if (!before.empty()) e["before"] = before;
+      if (!after.empty()) e["after"] = after;
+      if constexpr (std::is_same_v<std::decay_t<decltype(h)>, detail::GuardHook>)
+        e["mode"] = h.shadow ? "shadow" : "enforce";
+      (void)guards;
+      a.push_back(std::move(e));
+    }
+    return a;
+  };
+  json::object o{{"generation", g->number},
+                 {"tools/pre-execute", entries(g->pre_execute, false)},
+                 {"guard", entries(g->guards, true)},
+                 {"tools/execute", entries(g->wrappers, false)},
+                 {"tools/post-execute", entries(g->post_execute, false)},
+                 {"tools/result", entries(g->observers, false)}};
+  if (!tool.empty()) o["tool"] = tool;
+  return o;
 }
 
 std::uint64_t Host::generation() const { return impl_->active.load()->number; }

@@ -14,6 +14,7 @@ TEST(Concurrency, ManyThreadsThroughAPluginStack) {
     return json::object{{"id", id}, {"path", path}, {"config", std::move(config)}};
   };
   json::object manifest{
+      {"toolgate", 1},
       {"plugins", json::array{plugin("sample.no-world", sample_plugin("sample_no_world")),
                               plugin("sample.timeout", sample_plugin("sample_timeout_wrapper"),
                                      {{"timeout_ms", 10000}}),

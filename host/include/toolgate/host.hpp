@@ -47,6 +47,22 @@ struct HostOptions {
   unsigned batch_parallelism = 0;              // 0: hardware concurrency
 };
 
+// How a stack of manifests is loaded.
+struct LoadOptions {
+  // Operator overrides: globs over plugin and hook ids ("all" = everything).
+  // Anything a locked layer registered is kept and reported instead.
+  std::vector<std::string> disable;
+  // Load plugins even if they or a folder above them are writable by other
+  // users.  Off by default: such a plugin could be swapped by someone else.
+  bool allow_insecure_plugin_permissions = false;
+};
+
+struct LoadReport {
+  std::vector<std::string> layers;       // names, in stack order
+  std::vector<std::string> plugins;      // ids of the plugins now loaded
+  std::vector<std::string> kept_locked;  // disable attempts refused by a lock
+};
+
 struct BatchResult {
   std::vector<ToolResult> results;  // in the order of the calls
   // Contexts queued by post-execute hooks, first-in first-out, released
@@ -71,9 +87,15 @@ class Host {
   void add_result_observer(std::string owner, HookOptions o, ResultObserverFn fn);
   void set_approver(Approver approver);
 
-  // Loads every plugin a manifest lists.  All or nothing: on any error a
-  // LoadError is thrown and the active generation is unchanged.
-  void load_manifest(const std::filesystem::path& manifest);
+  // Stacks manifests as layers on top of those already loaded, in order (a
+  // folder stands for its *.json files in byte-wise name order).  All or
+  // nothing: on any error a LoadError is thrown and the active generation
+  // is unchanged.
+  LoadReport load_manifests(const std::vector<std::filesystem::path>& manifests,
+                            const LoadOptions& options = {});
+  LoadReport load_manifest(const std::filesystem::path& manifest, const LoadOptions& options = {}) {
+    return load_manifests({manifest}, options);
+  }
 
   // Every event from now on goes to `sink` as well.
   void subscribe(EventSink sink);
@@ -85,8 +107,12 @@ class Host {
   ToolResult call_json(std::string_view call_json);
   BatchResult call_batch(std::vector<ToolCall> calls);
 
-  // Ids of loaded plugins and registered hooks, in run order per stage.
+  // Loaded plugins, tools and every stage's hooks in run order.
   boost::json::object describe() const;
+  // The resolved order of every stage, with each hook's plugin, layer,
+  // priority, tool filter, mode and lock -- only the hooks that would run
+  // for `tool` when it is not empty.
+  boost::json::object plan(std::string_view tool = {}) const;
   std::uint64_t generation() const;
 
   struct Impl;

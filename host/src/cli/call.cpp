@@ -1,38 +1,90 @@
-// call.cpp -- `toolgate call [--manifest M]... TOOL [JSON]`: one call of a
-// sample tool through the plugins of the given manifests.
-#include "commands.hpp"
-
-#include <toolgate/host.hpp>
-
-#include "sample_tools.hpp"
+// call.cpp -- `toolgate call M... --tool NAME [--args JSON]
+//                [--approve yes|no|prompt] [--trace] [--events FILE]`
+// One call of a sample tool through the plugins of the manifests.  Prints
+// the result JSON; exit 0 if it succeeded, 1 if it ended as an error.
+#include "options.hpp"
 
 #include <boost/json/serialize.hpp>
 
 #include <cstdio>
-#include <stdexcept>
+#include <iostream>
+#include <memory>
+#include <unistd.h>
 
 namespace toolgate::cli {
 
+namespace json = boost::json;
+
+namespace {
+
+// Asks on the terminal; unavailable when there is none.
+ApprovalAnswer prompt(const ApprovalRequest& r) {
+  if (!::isatty(STDIN_FILENO) || !::isatty(STDERR_FILENO)) return ApprovalAnswer::unavailable;
+  std::fprintf(stderr, "toolgate: %s asks: %s\n  tool %s, arguments %s\n  allow once? [y/N] ",
+               std::string(r.source).c_str(), std::string(r.reason).c_str(), r.identity.tool.c_str(),
+               json::serialize(r.arguments).c_str());
+  std::string line;
+  if (!std::getline(std::cin, line)) return ApprovalAnswer::cancelled;
+  return line == "y" || line == "Y" || line == "yes" ? ApprovalAnswer::allowed_once
+                                                     : ApprovalAnswer::rejected;
+}
+
+void print_trace(const Event& e) {
+  if (e.type != "hook/result") return;
+  const auto& d = e.data;
+  std::string line = "trace: " + std::string(d.at("stage").as_string()) + "  " +
+                     std::string(d.at("source").as_string()) + "  " +
+                     std::string(d.at("verdict").as_string()) + "  " +
+                     std::to_string(d.at("ns").as_int64() / 1000) + "us";
+  if (auto* r = d.if_contains("reason")) line += "  reason=" + json::serialize(*r);
+  if (auto* a = d.if_contains("arguments_after"))
+    line += "  arguments " + json::serialize(d.at("arguments_before")) + " -> " + json::serialize(*a);
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+}  // namespace
+
 int run_call(const Args& args) {
-  std::vector<std::string> manifests, rest;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--manifest") {
-      if (i + 1 == args.size()) throw std::invalid_argument("--manifest needs a file");
-      manifests.push_back(args[++i]);
-    } else {
-      rest.push_back(args[i]);
-    }
+  CommonOptions o;
+  auto rest = parse_common(args, o, {"--tool", "--args", "--approve", "--events"}, {"--trace"});
+  // Compatibility with `toolgate call --manifest M TOOL [JSON]`: the last
+  // positionals are the tool and its arguments when --tool is absent.
+  auto tool = flag_value(rest, "--tool");
+  auto arguments = flag_value(rest, "--args");
+  if (!tool) {
+    // Positionals that are not manifest files are TOOL [JSON].
+    std::vector<std::string> manifests;
+    std::vector<std::string> other;
+    for (const auto& m : o.manifests)
+      (std::filesystem::exists(m) ? manifests : other).push_back(m);
+    if (other.empty() || other.size() > 2) throw UsageError("call needs --tool NAME");
+    tool = other[0];
+    if (other.size() == 2) arguments = other[1];
+    o.manifests = manifests;
   }
-  if (rest.empty() || rest.size() > 2)
-    throw std::invalid_argument("usage: toolgate call [--manifest M]... TOOL [ARGUMENTS-JSON]");
-  Host host;
-  host.register_tool(samples::greeting_tool());
-  host.register_tool(samples::slow_tool());
-  for (const auto& m : manifests) host.load_manifest(m);
-  std::string call = "{\"tool\":" + boost::json::serialize(boost::json::string(rest[0])) +
-                     ",\"arguments\":" + (rest.size() == 2 ? rest[1] : "{}") + "}";
-  ToolResult r = host.call_json(call);
-  std::printf("%s\n", boost::json::serialize(r.to_json()).c_str());
+  auto host = make_host(o);
+  if (auto a = flag_value(rest, "--approve")) {
+    if (*a == "yes")
+      host->set_approver([](const ApprovalRequest&) { return ApprovalAnswer::allowed_once; });
+    else if (*a == "no")
+      host->set_approver([](const ApprovalRequest&) { return ApprovalAnswer::rejected; });
+    else if (*a == "prompt")
+      host->set_approver(prompt);
+    else
+      throw UsageError("--approve takes yes, no or prompt");
+  }
+  if (has_flag(rest, "--trace")) host->subscribe(print_trace);
+  if (auto file = flag_value(rest, "--events")) {
+    std::FILE* f = std::fopen(file->c_str(), "a");
+    if (!f) throw std::runtime_error("cannot open " + *file + " for the event log");
+    std::shared_ptr<std::FILE> owned(f, std::fclose);
+    auto sink = std::make_shared<JsonLinesSink>(f, true);
+    host->subscribe([sink, owned](const Event& e) { (*sink)(e); });
+  }
+  std::string call = "{\"tool\":" + json::serialize(json::string(*tool)) +
+                     ",\"arguments\":" + arguments.value_or("{}") + "}";
+  ToolResult r = host->call_json(call);
+  std::printf("%s\n", json::serialize(r.to_json()).c_str());
   return r.is_error ? 1 : 0;
 }
 

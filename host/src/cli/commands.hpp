@@ -8,7 +8,9 @@ namespace toolgate::cli {
 
 using Args = std::vector<std::string>;
 
-int run_demo(const Args& args);  // demo.cpp
-int run_call(const Args& args);  // call.cpp
+int run_demo(const Args& args);   // demo.cpp
+int run_check(const Args& args);  // check.cpp
+int run_plan(const Args& args);   // plan.cpp
+int run_call(const Args& args);   // call.cpp
 
 }  // namespace toolgate::cli

@@ -1,6 +1,9 @@
 // main.cpp -- `toolgate COMMAND ...`: dispatch and usage.
-#include "commands.hpp"
+#include "options.hpp"
 
+#include <toolgate/host.hpp>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -14,17 +17,33 @@ void usage(std::FILE* out) {
       "usage: toolgate COMMAND [ARGS]\n"
       "\n"
       "commands:\n"
-      "  demo [--samples DIR]                 walk the pipeline, one plugin per section\n"
-      "  call [--manifest M]... TOOL [JSON]   run one call of a sample tool through\n"
-      "                                       the plugins of the manifests; prints the\n"
-      "                                       result (exit 0) or the error (exit 1)\n"
-      "  help                                 this text\n",
+      "  demo [--samples DIR]          walk the pipeline, one plugin per section\n"
+      "  check M...                    load the manifests without running a call;\n"
+      "                                prints ok and a summary, or every error\n"
+      "  plan M... [--tool NAME] [--json]\n"
+      "                                the resolved order of every stage\n"
+      "  call M... --tool NAME [--args JSON] [--approve yes|no|prompt]\n"
+      "            [--trace] [--events FILE]\n"
+      "                                one call of a sample tool (greet, slow)\n"
+      "  help                          this text\n"
+      "\n"
+      "M is a manifest file or a folder (its *.json files, in name order); several\n"
+      "stack as layers.  Shared options:\n"
+      "  --disable GLOB                disable plugins/hooks by id glob (\"all\");\n"
+      "                                locked ones are kept and reported.  Also the\n"
+      "                                TOOLGATE_DISABLE environment variable (comma-separated)\n"
+      "  --allow-insecure-plugin-permissions\n"
+      "                                load plugins writable by other users\n"
+      "\n"
+      "exit status: 0 ok, 1 failure (invalid manifest, call ended as an error), 2 usage\n",
       out);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Logs go to stderr; stdout carries results only.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("toolgate"));
   spdlog::set_pattern("toolgate: %l: %v");
   if (argc < 2) {
     usage(stderr);
@@ -35,12 +54,17 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "demo") return toolgate::cli::run_demo(args);
     if (cmd == "call") return toolgate::cli::run_call(args);
+    if (cmd == "check") return toolgate::cli::run_check(args);
+    if (cmd == "plan") return toolgate::cli::run_plan(args);
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
       usage(stdout);
       return 0;
     }
+  } catch (const toolgate::cli::UsageError& e) {
+    std::fprintf(stderr, "toolgate %s: usage error: %s (see toolgate help)\n", cmd.c_str(), e.what());
+    return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "toolgate %s: %s\n", cmd.c_str(), e.what());
+    std::fprintf(stderr, "toolgate %s: error: %s\n", cmd.c_str(), e.what());
     return 1;
   }
   std::fprintf(stderr, "toolgate: unknown command \"%s\"\n\n", cmd.c_str());

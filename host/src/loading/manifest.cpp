@@ -1,120 +1,272 @@
 #include "manifest.hpp"
 
-#include "../json_util.hpp"
-
 #include <toolgate/host.hpp>
 
-#include <boost/json/parse.hpp>
+#include <boost/json/parse_options.hpp>
+#include <boost/json/stream_parser.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 namespace toolgate::detail {
 
 namespace json = boost::json;
+namespace fs = std::filesystem;
 
 namespace {
 
-[[noreturn]] void fail(const std::filesystem::path& f, std::string path,
-                       std::string what, std::string fix) {
-  throw LoadError(f.string(), std::move(path), std::move(what), std::move(fix));
+// A JSON Pointer token for an object key (RFC 6901: ~ and / escaped).
+std::string token(std::string_view key) {
+  std::string out;
+  for (char ch : key) {
+    if (ch == '~') out += "~0";
+    else if (ch == '/') out += "~1";
+    else out += ch;
+  }
+  return out;
 }
 
-void only_keys(const std::filesystem::path& f, const json::object& o,
-               const std::string& at, std::initializer_list<std::string_view> keys) {
-  for (const auto& kv : o) {
-    bool known = false;
-    for (auto k : keys) known = known || kv.key() == k;
-    if (known) continue;
-    std::string list;
-    for (auto k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
-    fail(f, at + "/" + std::string(kv.key()),
-         "unknown key \"" + std::string(kv.key()) + "\"",
-         "remove it or use one of: " + list);
+// Reads one manifest, keeping the file name for every error.
+class Reader {
+ public:
+  explicit Reader(fs::path file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(std::string path, std::string what, std::string fix) const {
+    throw LoadError(file_.string(), std::move(path), std::move(what), std::move(fix));
   }
-}
+
+  json::value parse(const std::string& text) const {
+    json::parse_options opt;
+    opt.allow_comments = true;
+    opt.allow_trailing_commas = true;
+    opt.max_depth = 64;
+    json::stream_parser p({}, opt);
+    boost::system::error_code ec;
+    std::size_t used = p.write(text.data(), text.size(), ec);
+    if (!ec) p.finish(ec);
+    if (ec) {
+      // The parser stopped `used` bytes in: report the line and column.
+      std::size_t line = 1 + std::count(text.begin(), text.begin() + used, '\n');
+      std::size_t nl = text.rfind('\n', used ? used - 1 : 0);
+      std::size_t col = used - (nl == std::string::npos ? 0 : nl + 1) + 1;
+      fail("", "not valid JSON at line " + std::to_string(line) + ", column " +
+                   std::to_string(col) + ": " + ec.message(),
+           "fix the syntax there (comments and trailing commas are allowed)");
+    }
+    return p.release();
+  }
+
+  void only_keys(const json::object& o, const std::string& at,
+                 std::initializer_list<std::string_view> keys) const {
+    for (const auto& kv : o) {
+      if (std::find(keys.begin(), keys.end(), kv.key()) != keys.end()) continue;
+      std::string list;
+      for (auto k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
+      fail(at + "/" + token(kv.key()), "unknown key \"" + std::string(kv.key()) + "\"",
+           "remove it, or use one of: " + list);
+    }
+  }
+
+  const json::object& object(const json::value& v, const std::string& at,
+                              const char* example) const {
+    if (!v.is_object())
+      fail(at, std::string("expected an object, found ") + kind(v), std::string("write ") + example);
+    return v.get_object();
+  }
+
+  std::string string(const json::value& v, const std::string& at, const char* what) const {
+    if (!v.is_string())
+      fail(at, std::string("expected a string (") + what + "), found " + kind(v),
+           "write it in double quotes");
+    return std::string(v.get_string());
+  }
+
+  bool boolean(const json::value& v, const std::string& at) const {
+    if (!v.is_bool()) fail(at, std::string("expected true or false, found ") + kind(v), "use a JSON boolean");
+    return v.get_bool();
+  }
+
+  int integer(const json::value& v, const std::string& at) const {
+    if (!v.is_int64() || v.get_int64() < -1000000 || v.get_int64() > 1000000)
+      fail(at, std::string("expected an integer between -1000000 and 1000000, found ") + kind(v),
+           "write a whole number, e.g. 10");
+    return static_cast<int>(v.get_int64());
+  }
+
+  std::vector<std::string> strings(const json::value& v, const std::string& at,
+                                   const char* what) const {
+    if (!v.is_array())
+      fail(at, std::string("expected an array of strings (") + what + "), found " + kind(v),
+           "write [\"...\", ...]");
+    std::vector<std::string> out;
+    std::size_t i = 0;
+    for (const auto& x : v.get_array()) out.push_back(string(x, at + "/" + std::to_string(i++), what));
+    return out;
+  }
+
+  HookSettings settings(const json::value& v, const std::string& at) const {
+    const auto& o = object(v, at, "{ \"priority\": 10, \"tools\": [\"fs.*\"] }");
+    only_keys(o, at, {"priority", "before", "after", "tools", "mode", "enabled"});
+    HookSettings s;
+    s.json_path = at;
+    if (auto* x = o.if_contains("priority")) s.priority = integer(*x, at + "/priority");
+    if (auto* x = o.if_contains("before")) s.before = strings(*x, at + "/before", "hook or plugin ids");
+    if (auto* x = o.if_contains("after")) s.after = strings(*x, at + "/after", "hook or plugin ids");
+    if (auto* x = o.if_contains("tools")) s.tools = strings(*x, at + "/tools", "tool-name globs");
+    if (auto* x = o.if_contains("mode")) {
+      s.mode = string(*x, at + "/mode", "enforce or shadow");
+      if (*s.mode != "enforce" && *s.mode != "shadow")
+        fail(at + "/mode", "unknown mode \"" + *s.mode + "\"", "use \"enforce\" or \"shadow\"");
+    }
+    if (auto* x = o.if_contains("enabled")) s.enabled = boolean(*x, at + "/enabled");
+    return s;
+  }
+
+  static const char* kind(const json::value& v) {
+    switch (v.kind()) {
+      case json::kind::null: return "null";
+      case json::kind::bool_: return "a boolean";
+      case json::kind::int64:
+      case json::kind::uint64:
+      case json::kind::double_: return "a number";
+      case json::kind::string: return "a string";
+      case json::kind::array: return "an array";
+      case json::kind::object: return "an object";
+    }
+    return "something else";
+  }
+
+ private:
+  fs::path file_;
+};
 
 bool valid_id(std::string_view id) {
   if (id.empty() || id.size() > 128) return false;
-  for (char ch : id)
-    if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' ||
-          ch == '-' || ch == '_'))
-      return false;
-  return true;
+  return std::all_of(id.begin(), id.end(), [](char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' ||
+           ch == '_';
+  });
+}
+
+bool valid_sha256(std::string_view s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char ch) {
+           return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
+         });
 }
 
 }  // namespace
 
-Manifest read_manifest(const std::filesystem::path& file) {
+Manifest read_manifest(const fs::path& file) {
+  Reader r(file);
+  std::error_code fec;
+  if (!fs::is_regular_file(file, fec))
+    r.fail("", "the manifest does not exist or is not a regular file",
+           "check the path (a folder loads its *.json files in name order)");
   std::ifstream in(file, std::ios::binary);
-  if (!in)
-    fail(file, "", "cannot open the manifest", "check that the file exists and is readable");
+  if (!in) r.fail("", "cannot read the manifest", "check its permissions");
   std::stringstream buf;
   buf << in.rdbuf();
-  json::parse_options opt;
-  opt.allow_comments = true;
-  opt.allow_trailing_commas = true;
-  opt.max_depth = 64;
-  boost::system::error_code ec;
-  json::value doc = json::parse(buf.str(), ec, {}, opt);
-  if (ec)
-    fail(file, "", "not valid JSON: " + ec.message(),
-         "fix the syntax (comments and trailing commas are allowed)");
-  if (!doc.is_object()) fail(file, "", "the manifest must be a JSON object", "wrap it in { }");
-  const auto& root = doc.get_object();
-  only_keys(file, root, "", {"toolgate", "plugins"});
-  if (auto v = root.if_contains("toolgate"); v && !(v->is_int64() && v->get_int64() == 1))
-    fail(file, "/toolgate", "unsupported manifest format version",
-         "this host reads format 1: set \"toolgate\": 1");
+  json::value doc = r.parse(buf.str());
+  const auto& root = r.object(doc, "", "{ \"toolgate\": 1, \"plugins\": [ ... ] }");
+  r.only_keys(root, "", {"toolgate", "layer", "plugins", "overrides"});
+
+  const auto* version = root.if_contains("toolgate");
+  if (!version)
+    r.fail("/toolgate", "missing the format version", "add \"toolgate\": 1 at the top");
+  if (!(version->is_int64() && version->get_int64() == 1))
+    r.fail("/toolgate", "unsupported manifest format version", "this host reads format 1: set \"toolgate\": 1");
+
   Manifest m;
   m.file = file;
-  const auto* plugins = root.if_contains("plugins");
-  if (!plugins) return m;
-  if (!plugins->is_array())
-    fail(file, "/plugins", "\"plugins\" must be an array", "write \"plugins\": [ {...}, ... ]");
-  const auto base = std::filesystem::absolute(file).parent_path();
-  std::size_t i = 0;
-  for (const auto& entry : plugins->get_array()) {
-    std::string at = "/plugins/" + std::to_string(i++);
-    if (!entry.is_object())
-      fail(file, at, "a plugin entry must be an object",
-           "write { \"id\": ..., \"path\": ... }");
-    const auto& o = entry.get_object();
-    only_keys(file, o, at, {"id", "path", "config", "enabled"});
-    ManifestPlugin p;
-    p.json_path = at;
-    const auto* id = o.if_contains("id");
-    if (!id || !id->is_string())
-      fail(file, at + "/id", "missing or non-string \"id\"",
-           "set \"id\" to the plugin's declared id (toolgate inspect shows it)");
-    p.id = id->get_string();
-    if (!valid_id(p.id))
-      fail(file, at + "/id", "invalid id \"" + p.id + "\"",
-           "use lower-case letters, digits, '.', '-' and '_'");
-    for (const auto& other : m.plugins)
-      if (other.id == p.id)
-        fail(file, at + "/id", "duplicate plugin id \"" + p.id + "\"",
-             "each plugin may appear once; remove the duplicate");
-    const auto* path = o.if_contains("path");
-    if (!path || !path->is_string() || path->get_string().empty())
-      fail(file, at + "/path", "missing or non-string \"path\"",
-           "set \"path\" to the plugin file, relative to this manifest");
-    std::filesystem::path rel(std::string(path->get_string()));
-    // Relative to the manifest, never through a library search path.
-    p.path = rel.is_absolute() ? rel : (base / rel).lexically_normal();
-    if (const auto* c = o.if_contains("config")) {
-      if (!c->is_object())
-        fail(file, at + "/config", "\"config\" must be an object", "write \"config\": { ... }");
-      p.config = c->get_object();
+  m.layer = file.stem().string();
+  if (const auto* layer = root.if_contains("layer")) {
+    const auto& o = r.object(*layer, "/layer", "{ \"name\": \"security\", \"locked\": true }");
+    r.only_keys(o, "/layer", {"name", "locked"});
+    if (auto* x = o.if_contains("name")) m.layer = r.string(*x, "/layer/name", "the layer's name");
+    if (auto* x = o.if_contains("locked")) m.locked = r.boolean(*x, "/layer/locked");
+  }
+
+  const auto base = fs::absolute(file).parent_path();
+  if (const auto* plugins = root.if_contains("plugins")) {
+    if (!plugins->is_array())
+      r.fail("/plugins", "expected an array of plugin entries", "write \"plugins\": [ {...}, ... ]");
+    std::size_t i = 0;
+    for (const auto& entry : plugins->get_array()) {
+      std::string at = "/plugins/" + std::to_string(i++);
+      const auto& o = r.object(entry, at, "{ \"id\": \"acme.fs\", \"path\": \"acme_fs.so\" }");
+      r.only_keys(o, at, {"id", "path", "config", "enabled", "sha256", "hooks"});
+      ManifestPlugin p;
+      p.json_path = at;
+      const auto* id = o.if_contains("id");
+      if (!id)
+        r.fail(at + "/id", "missing \"id\"",
+               "set \"id\" to the plugin's declared id (toolgate inspect shows it)");
+      p.id = r.string(*id, at + "/id", "the plugin's id");
+      if (!valid_id(p.id))
+        r.fail(at + "/id", "invalid id \"" + p.id + "\"",
+               "use 1-128 lower-case letters, digits, '.', '-' and '_'");
+      for (const auto& other : m.plugins)
+        if (other.id == p.id)
+          r.fail(at + "/id", "duplicate plugin id \"" + p.id + "\" (also at " + other.json_path + ")",
+                 "list each plugin once");
+      const auto* path = o.if_contains("path");
+      if (!path) r.fail(at + "/path", "missing \"path\"", "set \"path\" to the plugin file, relative to this manifest");
+      std::string rel = r.string(*path, at + "/path", "the plugin file");
+      if (rel.empty()) r.fail(at + "/path", "\"path\" is empty", "set it to the plugin file");
+      // Relative to the manifest, never through a library search path.
+      fs::path pp(rel);
+      p.path = pp.is_absolute() ? pp.lexically_normal() : (base / pp).lexically_normal();
+      if (const auto* c = o.if_contains("config"))
+        p.config = r.object(*c, at + "/config", "\"config\": { ... }");
+      if (const auto* e = o.if_contains("enabled")) p.enabled = r.boolean(*e, at + "/enabled");
+      if (const auto* s = o.if_contains("sha256")) {
+        std::string d = r.string(*s, at + "/sha256", "64 hex digits");
+        std::transform(d.begin(), d.end(), d.begin(), [](unsigned char c) { return std::tolower(c); });
+        if (!valid_sha256(d))
+          r.fail(at + "/sha256", "not a SHA-256 digest (64 hex digits)",
+                 "compute it with: sha256sum " + rel);
+        p.sha256 = d;
+      }
+      if (const auto* h = o.if_contains("hooks")) {
+        const auto& hooks = r.object(*h, at + "/hooks", "{ \"hook-name\": { ... } }");
+        for (const auto& kv : hooks)
+          p.hooks.emplace_back(std::string(kv.key()),
+                               r.settings(kv.value(), at + "/hooks/" + token(kv.key())));
+      }
+      m.plugins.push_back(std::move(p));
     }
-    if (const auto* e = o.if_contains("enabled")) {
-      if (!e->is_bool())
-        fail(file, at + "/enabled", "\"enabled\" must be true or false", "use a JSON boolean");
-      p.enabled = e->get_bool();
-    }
-    m.plugins.push_back(std::move(p));
+  }
+  if (const auto* ov = root.if_contains("overrides")) {
+    const auto& o = r.object(*ov, "/overrides", "{ \"plugin-id/hook-name\": { ... } }");
+    for (const auto& kv : o)
+      m.overrides.emplace_back(std::string(kv.key()),
+                               r.settings(kv.value(), "/overrides/" + token(kv.key())));
   }
   return m;
+}
+
+std::vector<fs::path> expand_manifest_paths(const std::vector<fs::path>& paths) {
+  std::vector<fs::path> out;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<fs::path> files;
+      for (const auto& e : fs::directory_iterator(p, ec))
+        if (e.path().extension() == ".json" && e.is_regular_file()) files.push_back(e.path());
+      // Byte-wise name order: predictable, locale-independent layering.
+      std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
+        return a.filename().string() < b.filename().string();
+      });
+      if (files.empty())
+        throw LoadError(p.string(), "", "the folder has no *.json manifests",
+                        "add a manifest or pass the file itself");
+      out.insert(out.end(), files.begin(), files.end());
+    } else {
+      out.push_back(p);
+    }
+  }
+  return out;
 }
 
 }  // namespace toolgate::detail

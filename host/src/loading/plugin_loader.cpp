@@ -7,10 +7,18 @@
 
 #include <boost/dll/shared_library.hpp>
 #include <boost/json/serialize.hpp>
+#include <openssl/evp.h>
 
 #include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 
 namespace toolgate::detail {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -19,57 +27,32 @@ std::string version_str(unsigned major, unsigned minor) {
 }
 
 struct Fail {
-  const std::filesystem::path& manifest;
+  const fs::path& manifest;
   const ManifestPlugin& plugin;
-  [[noreturn]] void operator()(std::string what, std::string fix,
-                               std::string sub_path = "") const {
+  [[noreturn]] void operator()(std::string what, std::string fix, std::string sub_path = "") const {
     throw LoadError(manifest.string(), plugin.json_path + sub_path,
                     "plugin \"" + plugin.id + "\" (" + plugin.path.string() + "): " + what,
                     std::move(fix));
   }
 };
 
-constexpr std::uint32_t known_caps = TG_CAP_PRE_EXECUTE | TG_CAP_GUARD |
-                                     TG_CAP_EXECUTE_WRAPPER | TG_CAP_POST_EXECUTE |
-                                     TG_CAP_RESULT_OBSERVER | TG_CAP_TOOLS;
+constexpr std::uint32_t known_caps = TG_CAP_PRE_EXECUTE | TG_CAP_GUARD | TG_CAP_EXECUTE_WRAPPER |
+                                     TG_CAP_POST_EXECUTE | TG_CAP_RESULT_OBSERVER | TG_CAP_TOOLS;
 constexpr std::uint32_t known_flags = TG_PLUGIN_SERIALIZED | TG_PLUGIN_NEVER_UNLOAD;
 
-}  // namespace
+std::string hex(std::uint32_t v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%x", v);
+  return b;
+}
 
-void load_plugin_into(Generation& gen, const ManifestPlugin& mp,
-                      const std::filesystem::path& manifest_file) {
-  Fail fail{manifest_file, mp};
-  std::error_code fec;
-  if (!std::filesystem::is_regular_file(mp.path, fec))
-    fail("the plugin file does not exist",
-         "build the plugin, or fix \"path\" (it is relative to the manifest)", "/path");
-
-  auto inst = std::make_shared<PluginInstance>();
-  inst->path = mp.path.string();
-  boost::dll::fs::error_code ec;
-  // rtld_now: unresolved symbols fail here, not in the middle of a call.
-  // rtld_local: a plugin's symbols never satisfy another plugin's.
-  inst->library.load(mp.path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local,
-                     ec);
-  if (ec) {
-    const char* dl = dlerror();
-    fail("cannot be loaded: " + (dl ? std::string(dl) : ec.message()),
-         "check that it is a shared library for this platform and that its "
-         "dependencies are installed",
-         "/path");
-  }
-  if (!inst->library.has(TOOLGATE_ENTRY_SYMBOL))
-    fail("does not export the entry symbol " TOOLGATE_ENTRY_SYMBOL,
-         "define it with TOOLGATE_PLUGIN_ENTRY (C) or TOOLGATE_PLUGIN (C++) and "
-         "build with toolgate_add_plugin");
-  auto entry = inst->library.get<const tg_plugin_descriptor*()>(TOOLGATE_ENTRY_SYMBOL);
-  const tg_plugin_descriptor* d = entry();
+// Checks the descriptor against what this host speaks.
+void check_descriptor(const tg_plugin_descriptor* d, const ManifestPlugin& mp, const Fail& fail) {
   if (!d) fail("its entry returned no descriptor", "return a pointer to a static descriptor");
   constexpr std::size_t min_size = offsetof(tg_plugin_descriptor, shutdown) + sizeof(tg_shutdown_fn);
   if (d->struct_size < min_size || d->struct_size > sizeof(tg_plugin_descriptor))
-    fail("its descriptor has struct_size " + std::to_string(d->struct_size) +
-             ", this host reads " + std::to_string(min_size) + " to " +
-             std::to_string(sizeof(tg_plugin_descriptor)) + " bytes",
+    fail("its descriptor has struct_size " + std::to_string(d->struct_size) + ", this host reads " +
+             std::to_string(min_size) + " to " + std::to_string(sizeof(tg_plugin_descriptor)) + " bytes",
          "set struct_size = sizeof(tg_plugin_descriptor) and rebuild against this SDK");
   const std::string host_v = version_str(TOOLGATE_ABI_MAJOR, TOOLGATE_ABI_MINOR);
   const std::string plugin_v = version_str(d->abi_major, d->abi_minor);
@@ -80,16 +63,118 @@ void load_plugin_into(Generation& gen, const ManifestPlugin& mp,
   if (d->abi_minor > TOOLGATE_ABI_MINOR)
     fail("was built for ABI " + plugin_v + ", newer than this host's ABI " + host_v,
          "upgrade toolgate, or rebuild the plugin against the SDK " + host_v);
-  std::string declared_id = d->id ? d->id : "";
-  if (declared_id != mp.id)
-    fail("declares id \"" + declared_id + "\" but the manifest says \"" + mp.id + "\"",
-         "set \"id\": \"" + declared_id + "\" if this is the plugin you meant", "/id");
+  std::string declared = d->id ? d->id : "";
+  if (declared != mp.id)
+    fail("declares id \"" + declared + "\" but the manifest says \"" + mp.id + "\"",
+         "set \"id\": \"" + declared + "\" if this is the plugin you meant", "/id");
   if (!d->init) fail("its descriptor has no init function", "set .init in the descriptor");
   if (d->capabilities & ~known_caps)
-    fail("declares capabilities this host does not know", "rebuild against this SDK");
+    fail("declares capabilities this host does not know (" + hex(d->capabilities & ~known_caps) + ")",
+         "rebuild against this SDK");
   if (d->flags & ~known_flags)
-    fail("declares flags this host does not know", "rebuild against this SDK");
-  inst->id = declared_id;
+    fail("declares flags this host does not know (" + hex(d->flags & ~known_flags) + ")",
+         "rebuild against this SDK");
+}
+
+StageKind stage_of(std::uint32_t cap) {
+  switch (cap) {
+    case TG_CAP_PRE_EXECUTE: return StageKind::pre_execute;
+    case TG_CAP_GUARD: return StageKind::guard;
+    case TG_CAP_EXECUTE_WRAPPER: return StageKind::execute_wrapper;
+    case TG_CAP_POST_EXECUTE: return StageKind::post_execute;
+    default: return StageKind::result_observer;
+  }
+}
+
+}  // namespace
+
+std::string sha256_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + file.string());
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("SHA-256 is unavailable");
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0)
+    EVP_DigestUpdate(ctx.get(), buf, static_cast<std::size_t>(in.gcount()));
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_DigestFinal_ex(ctx.get(), md, &n);
+  std::string out;
+  for (unsigned i = 0; i < n; ++i) {
+    char b[3];
+    std::snprintf(b, sizeof b, "%02x", md[i]);
+    out += b;
+  }
+  return out;
+}
+
+std::string insecure_permissions(const fs::path& file) {
+  const uid_t me = ::geteuid();
+  auto owned_ok = [&](const struct stat& st) { return st.st_uid == 0 || st.st_uid == me; };
+  struct stat st {};
+  fs::path p = fs::absolute(file).lexically_normal();
+  if (::stat(p.c_str(), &st) != 0) return "";  // missing: reported elsewhere
+  if (!owned_ok(st)) return p.string() + " belongs to another user (uid " + std::to_string(st.st_uid) + ")";
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) return p.string() + " is writable by group or others";
+  struct stat child = st;
+  for (fs::path dir = p.parent_path();; dir = dir.parent_path()) {
+    struct stat ds {};
+    if (::stat(dir.c_str(), &ds) != 0) return "cannot inspect " + dir.string();
+    if (!owned_ok(ds)) return dir.string() + " belongs to another user (uid " + std::to_string(ds.st_uid) + ")";
+    if (ds.st_mode & (S_IWGRP | S_IWOTH)) {
+      // Sticky folders (/tmp) let only an entry's owner rename or delete it.
+      if (!(ds.st_mode & S_ISVTX) || !owned_ok(child))
+        return dir.string() + " is writable by group or others";
+    }
+    if (dir == dir.root_path() || dir.empty()) break;
+    child = ds;
+  }
+  return "";
+}
+
+std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::path& manifest_file,
+                                          const LoaderOptions& options) {
+  Fail fail{manifest_file, mp};
+  std::error_code fec;
+  if (!fs::is_regular_file(mp.path, fec))
+    fail("the plugin file does not exist",
+         "build the plugin, or fix \"path\" (it is relative to the manifest)", "/path");
+  if (!options.allow_insecure_permissions)
+    if (auto why = insecure_permissions(mp.path); !why.empty())
+      fail("refused: " + why + ", so another user could replace the plugin",
+           "chmod go-w (and fix the owner) on the file and every folder above it, or pass "
+           "--allow-insecure-plugin-permissions",
+           "/path");
+  if (mp.sha256) {
+    std::string actual = sha256_file(mp.path);
+    if (actual != *mp.sha256)
+      fail("SHA-256 mismatch: the manifest pins " + *mp.sha256 + " but the file is " + actual,
+           "if the new build is intended, update \"sha256\" to " + actual, "/sha256");
+  }
+
+  auto loaded = std::make_shared<LoadedPlugin>();
+  auto inst = std::make_shared<PluginInstance>();
+  inst->path = mp.path.string();
+  boost::dll::fs::error_code ec;
+  // rtld_now: unresolved symbols fail here, not in the middle of a call.
+  // rtld_local: a plugin's symbols never satisfy another plugin's.
+  inst->library.load(mp.path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, ec);
+  if (ec) {
+    const char* dl = dlerror();
+    fail("cannot be loaded: " + (dl ? std::string(dl) : ec.message()),
+         "check that it is a shared library for this platform and that its dependencies are "
+         "installed",
+         "/path");
+  }
+  if (!inst->library.has(TOOLGATE_ENTRY_SYMBOL))
+    fail("does not export the entry symbol " TOOLGATE_ENTRY_SYMBOL,
+         "define it with TOOLGATE_PLUGIN_ENTRY (C) or TOOLGATE_PLUGIN (C++) and build with "
+         "toolgate_add_plugin");
+  auto entry = inst->library.get<const tg_plugin_descriptor*()>(TOOLGATE_ENTRY_SYMBOL);
+  const tg_plugin_descriptor* d = entry();
+  check_descriptor(d, mp, fail);
+  inst->id = mp.id;
   inst->version = d->version ? d->version : "";
   inst->capabilities = d->capabilities;
   inst->flags = d->flags;
@@ -104,57 +189,53 @@ void load_plugin_into(Generation& gen, const ManifestPlugin& mp,
     inst->initialized = true;
     inst->shutdown = d->shutdown;
   }
-  if (ctx.config_rejection)
-    fail("rejected its config at " + (ctx.config_rejection->first.empty() ? "/" : ctx.config_rejection->first) +
-             ": " + ctx.config_rejection->second,
-         "fix the config value the plugin names (see its documentation)",
-         "/config" + ctx.config_rejection->first);
+  if (ctx.config_rejection) {
+    const auto& [pointer, message] = *ctx.config_rejection;
+    fail("rejected its config at " + (pointer.empty() ? std::string("/") : pointer) + ": " + message,
+         "fix that config value (see the plugin's documentation)", "/config" + pointer);
+  }
   if (st != TG_OK || !ctx.errors.empty()) {
     std::string why;
     for (const auto& e : ctx.errors) why += (why.empty() ? "" : "; ") + e;
     if (why.empty()) why = "init returned status " + std::to_string(st);
     fail("failed to initialise: " + why, "fix the plugin or its config");
   }
-  std::uint32_t registered = 0;
+  std::uint32_t registered = ctx.tools.empty() ? 0u : static_cast<std::uint32_t>(TG_CAP_TOOLS);
   for (const auto& h : ctx.hooks) registered |= h.kind;
-  if (!ctx.tools.empty()) registered |= TG_CAP_TOOLS;
   if (std::uint32_t missing = d->capabilities & ~registered)
-    fail("declared capabilities it did not register (mask 0x" +
-             [&] { char b[16]; std::snprintf(b, sizeof b, "%x", missing); return std::string(b); }() +
-             ")",
+    fail("declared capabilities it did not register (" + hex(missing) + ")",
          "register a callback of each declared kind in init, or drop the capability");
 
-  // Everything checked: add the hooks and tools to the generation.
-  std::shared_ptr<const void> keep = inst;
+  loaded->instance = inst;
+  loaded->id = mp.id;
+  loaded->version = inst->version;
   for (auto& h : ctx.hooks) {
-    HookInfo info{mp.id + "/" + h.name, ToolFilter(h.tools), h.priority, gen.next_order++, keep};
+    HookRegistration r;
+    r.kind = stage_of(h.kind);
+    r.name = h.name;
+    r.tools = h.tools;
+    r.priority = h.priority;
     switch (h.kind) {
       case TG_CAP_PRE_EXECUTE:
-        gen.pre_execute.push_back({info, adapt_pre_execute(inst, reinterpret_cast<tg_pre_execute_fn>(h.fn), h.user_data)});
+        r.pre_execute = adapt_pre_execute(inst, reinterpret_cast<tg_pre_execute_fn>(h.fn), h.user_data);
         break;
       case TG_CAP_GUARD:
-        gen.guards.push_back({info, adapt_guard(inst, reinterpret_cast<tg_guard_fn>(h.fn), h.user_data), false});
+        r.guard = adapt_guard(inst, reinterpret_cast<tg_guard_fn>(h.fn), h.user_data);
         break;
       case TG_CAP_EXECUTE_WRAPPER:
-        gen.wrappers.push_back({info, adapt_execute_wrapper(inst, reinterpret_cast<tg_execute_wrapper_fn>(h.fn), h.user_data)});
+        r.wrapper = adapt_execute_wrapper(inst, reinterpret_cast<tg_execute_wrapper_fn>(h.fn), h.user_data);
         break;
       case TG_CAP_POST_EXECUTE:
-        gen.post_execute.push_back({info, adapt_post_execute(inst, reinterpret_cast<tg_post_execute_fn>(h.fn), h.user_data)});
+        r.post_execute = adapt_post_execute(inst, reinterpret_cast<tg_post_execute_fn>(h.fn), h.user_data);
         break;
       case TG_CAP_RESULT_OBSERVER:
-        gen.observers.push_back({info, adapt_result_observer(inst, reinterpret_cast<tg_result_observer_fn>(h.fn), h.user_data)});
+        r.observer = adapt_result_observer(inst, reinterpret_cast<tg_result_observer_fn>(h.fn), h.user_data);
         break;
     }
+    loaded->hooks.push_back(std::move(r));
   }
-  for (auto& t : ctx.tools) {
-    if (gen.tools.count(t.name))
-      fail("registers tool \"" + t.name + "\", which already exists",
-           "rename the tool or disable the other plugin");
-    gen.tools.emplace(t.name, std::make_shared<ToolEntry>(
-                                  ToolEntry{adapt_tool(inst, t), mp.id, keep}));
-  }
-  gen.plugins.push_back(keep);
-  gen.plugin_ids.push_back(mp.id);
+  for (auto& t : ctx.tools) loaded->tools.push_back(adapt_tool(inst, t));
+  return loaded;
 }
 
 }  // namespace toolgate::detail

@@ -1,17 +1,59 @@
-// plugin_loader.hpp -- load one plugin image (Boost.DLL), check its ABI, run
-// its init with its config, and add what it registered to a generation.
+// plugin_loader.hpp -- load one plugin image deliberately: check where it
+// lives (permissions), what it is (sha256 pin), load it with Boost.DLL, check
+// its ABI, run its init with its config, and collect what it registered.
 #pragma once
 
+#include "../abi/plugin_instance.hpp"
 #include "../generation.hpp"
 #include "manifest.hpp"
 
+#include <memory>
+#include <string>
+#include <vector>
+
 namespace toolgate::detail {
 
+// One hook as registered, before any manifest setting is applied.  Exactly
+// one of the callbacks is set, according to `kind`.
+struct HookRegistration {
+  StageKind kind;
+  std::string name;
+  std::vector<std::string> tools;
+  int priority = 0;
+  PreExecuteFn pre_execute;
+  GuardFn guard;
+  ExecuteWrapperFn wrapper;
+  PostExecuteFn post_execute;
+  ResultObserverFn observer;
+};
+
+struct LoadedPlugin {
+  std::shared_ptr<PluginInstance> instance;
+  std::string id;
+  std::string version;
+  std::vector<HookRegistration> hooks;  // in registration order
+  std::vector<ToolDefinition> tools;
+};
+
+struct LoaderOptions {
+  bool allow_insecure_permissions = false;
+};
+
 // Throws LoadError (file = the manifest, json_path = the plugin entry) for a
-// missing file, a missing entry symbol, an ABI mismatch, an init failure or
-// a rejected config.  On error `gen` is left partially filled: callers build
-// a candidate generation and discard it on failure.
-void load_plugin_into(Generation& gen, const ManifestPlugin& plugin,
-                      const std::filesystem::path& manifest_file);
+// missing file, unsafe permissions, a digest mismatch, a missing entry
+// symbol, an ABI mismatch, an init failure or a rejected config.
+std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& plugin,
+                                          const std::filesystem::path& manifest_file,
+                                          const LoaderOptions& options);
+
+// The lower-case hex SHA-256 of a file's content.
+std::string sha256_file(const std::filesystem::path& file);
+
+// Why `file` (or a folder above it) could be replaced by another user, or
+// an empty string when it cannot.  A folder writable by group or others is
+// unsafe unless it has the sticky bit and the entry below it belongs to
+// root or to us (as /tmp/dir owned by us); anything owned by another
+// non-root user is unsafe.
+std::string insecure_permissions(const std::filesystem::path& file);
 
 }  // namespace toolgate::detail

@@ -1,0 +1,73 @@
+#include "options.hpp"
+
+#include "sample_tools.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+namespace toolgate::cli {
+
+Args parse_common(const Args& args, CommonOptions& out, const std::vector<std::string>& value_flags,
+                  const std::vector<std::string>& bool_flags) {
+  Args rest;
+  auto is = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 == args.size()) throw UsageError(a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--manifest") {
+      out.manifests.push_back(value());
+    } else if (a == "--disable") {
+      out.load.disable.push_back(value());
+    } else if (a == "--allow-insecure-plugin-permissions") {
+      out.load.allow_insecure_plugin_permissions = true;
+    } else if (is(value_flags, a)) {
+      rest.push_back(a);
+      rest.push_back(value());
+    } else if (is(bool_flags, a)) {
+      rest.push_back(a);
+    } else if (a.size() > 1 && a[0] == '-') {
+      throw UsageError("unknown option " + a);
+    } else {
+      out.manifests.push_back(a);
+    }
+  }
+  if (const char* env = std::getenv("TOOLGATE_DISABLE")) {
+    std::stringstream ss(env);
+    for (std::string g; std::getline(ss, g, ',');)
+      if (!g.empty()) out.load.disable.push_back(g);
+  }
+  return rest;
+}
+
+std::unique_ptr<Host> make_host(const CommonOptions& o, LoadReport* report) {
+  auto host = std::make_unique<Host>();
+  host->register_tool(samples::greeting_tool());
+  host->register_tool(samples::slow_tool());
+  std::vector<std::filesystem::path> paths(o.manifests.begin(), o.manifests.end());
+  LoadReport r;
+  if (!paths.empty() || !o.load.disable.empty()) r = host->load_manifests(paths, o.load);
+  // Operators must see that a lock overrode their flag.
+  for (const auto& k : r.kept_locked) spdlog::warn("{}", k);
+  if (report) *report = std::move(r);
+  return host;
+}
+
+std::optional<std::string> flag_value(const Args& rest, const std::string& flag) {
+  for (std::size_t i = 0; i + 1 < rest.size(); ++i)
+    if (rest[i] == flag) return rest[i + 1];
+  return std::nullopt;
+}
+
+bool has_flag(const Args& rest, const std::string& flag) {
+  return std::find(rest.begin(), rest.end(), flag) != rest.end();
+}
+
+}  // namespace toolgate::cli

@@ -1,0 +1,45 @@
+// options.hpp -- what check, plan and call share: manifests as positional
+// arguments, operator overrides, error and exit-code conventions.
+//
+// Exit codes, every command: 0 success, 1 failure (invalid manifest, a call
+// that ended as an error), 2 usage error.  Errors go to stderr as
+// "toolgate CMD: error: ..."; results go to stdout.
+#pragma once
+
+#include "commands.hpp"
+
+#include <toolgate/host.hpp>
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace toolgate::cli {
+
+// Thrown for bad command lines: printed with the usage, exit status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct CommonOptions {
+  std::vector<std::string> manifests;
+  LoadOptions load;
+};
+
+// Parses the shared options out of `args`; returns the rest.  Flags with a
+// value: --manifest M (same as a positional M), --disable GLOB.  Also reads
+// TOOLGATE_DISABLE (comma-separated globs).
+Args parse_common(const Args& args, CommonOptions& out,
+                  const std::vector<std::string>& value_flags = {},
+                  const std::vector<std::string>& bool_flags = {});
+
+// A host with the sample tools and the manifests loaded; throws LoadError.
+std::unique_ptr<Host> make_host(const CommonOptions& o, LoadReport* report = nullptr);
+
+// The value of `--flag VALUE` in parsed leftovers, if present.
+std::optional<std::string> flag_value(const Args& rest, const std::string& flag);
+bool has_flag(const Args& rest, const std::string& flag);
+
+}  // namespace toolgate::cli

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# cli_test.sh TOOLGATE SAMPLES_DIR -- the CLI's contract: exit codes (0 ok,
+# 1 failure, 2 usage), errors on stderr, results on stdout, and what check,
+# plan and call print for the layered sample manifests.
+set -uo pipefail
+tg=$1
+m=$2/manifests
+fails=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+expect() {  # expect NAME WANT_STATUS REGEX -- command...
+  local name=$1 want=$2 regex=$3
+  shift 3
+  local out status
+  out=$("$@" 2>&1)
+  status=$?
+  if [ "$status" != "$want" ] || ! grep -Eq -- "$regex" <<<"$out"; then
+    echo "FAIL $name: status $status (want $want), output:"
+    echo "$out" | sed 's/^/    /'
+    fails=$((fails + 1))
+  else
+    echo "ok   $name"
+  fi
+}
+
+expect "check ok" 0 '^ok: 2 layers, 6 plugins, 6 hooks \(2 locked\)$' "$tg" check "$m/layers"
+expect "check refuses weakening a locked guard" 1 \
+  'at /overrides/sample.no-world~1no-world: hook sample.no-world/no-world is locked by layer "security"' \
+  "$tg" check "$m/layers" "$m/broken/weaken-locked-guard.json"
+expect "check without manifests is a usage error" 2 'usage error' "$tg" check
+expect "unknown option is a usage error" 2 'unknown option --bogus' "$tg" plan "$m/layers" --bogus
+expect "unknown command" 2 'unknown command' "$tg" frobnicate
+
+# check reports errors in every file, not just the first.
+printf '{ "toolgate": 1, "plugins": [ }' > "$work/a.json"
+printf '{ "toolgate": 1, "colour": 1 }' > "$work/b.json"
+out=$("$tg" check "$work/a.json" "$work/b.json" 2>&1)
+if [ $? = 1 ] && grep -q 'a.json: not valid JSON at line 1' <<<"$out" && grep -q 'b.json at /colour: unknown key' <<<"$out"; then
+  echo "ok   check reports every file's error"
+else
+  echo "FAIL check reports every file's error:"; echo "$out"; fails=$((fails + 1))
+fi
+
+# plan prints the resolved order the tests assert.
+plan=$("$tg" plan "$m/layers" | sed -E 's/ +/ /g')
+want='plan (layers: security deployer)
+
+tools/pre-execute
+ (none: default path)
+
+guard (all run; any deny denies)
+ 1. example.no-root/no-root layer=deployer priority=0 tools=greet mode=shadow
+ 2. sample.no-world/no-world layer=security priority=0 tools=greet mode=enforce LOCKED
+
+tools/execute
+ 1. sample.timeout/deadline layer=security priority=0 tools=* LOCKED
+
+tools/post-execute
+ 1. sample.shout/shout layer=deployer priority=10 tools=*
+ 2. sample.note/note layer=deployer priority=50 tools=*
+
+tools/result
+ 1. sample.counter/count layer=deployer priority=0 tools=*'
+if [ "$plan" = "$want" ]; then echo "ok   plan order"; else
+  echo "FAIL plan order:"; diff <(echo "$want") <(echo "$plan"); fails=$((fails + 1)); fi
+expect "plan --json for one tool" 0 '"tool":"slow"' "$tg" plan "$m/layers" --tool slow --json
+
+# call: the locked guard denies, even with every override the operator has.
+expect "call denied by the locked guard" 1 '"code":"denied","message":"greeting the whole World is not allowed"' \
+  "$tg" call "$m/layers" --tool greet --args '{"name":"World"}'
+expect "--disable all keeps the locked guard" 1 '"code":"denied"' \
+  "$tg" call "$m/layers" --disable all --tool greet --args '{"name":"World"}'
+expect "TOOLGATE_DISABLE=all keeps the locked guard" 1 'kept despite --disable all' \
+  env TOOLGATE_DISABLE=all "$tg" call "$m/layers" --tool greet --args '{"name":"World"}'
+expect "call succeeds through the stack" 0 '"text":"HELLO, ADA!"' \
+  "$tg" call "$m/layers" --tool greet --args '{"name":"Ada"}'
+expect "--trace shows every verdict" 0 'trace: guard example.no-root/no-root would-deny' \
+  sh -c "'$tg' call '$m/layers' --tool greet --args '{\"name\":\"root\"}' --trace 2>&1 | sed -E 's/ +/ /g'"
+expect "--approve yes" 0 '"text":"Hello, Ada!"' "$tg" call "$m/2-ask.json" --tool greet --args '{"name":"Ada"}' --approve yes
+expect "--approve no" 1 '"code":"approval_rejected"' "$tg" call "$m/2-ask.json" --tool greet --args '{"name":"Ada"}' --approve no
+expect "--approve prompt without a terminal" 1 '"code":"approval_unavailable"' \
+  sh -c "'$tg' call '$m/2-ask.json' --tool greet --args '{\"name\":\"Ada\"}' --approve prompt </dev/null"
+"$tg" call "$m/layers" --tool greet --args '{"name":"Ada"}' --events "$work/events.jsonl" >/dev/null
+if grep -q '"type":"tool/result"' "$work/events.jsonl" 2>/dev/null; then echo "ok   --events writes JSON lines"; else
+  echo "FAIL --events"; fails=$((fails + 1)); fi
+expect "bad --args is invalid_arguments" 1 '"code":"invalid_arguments"' "$tg" call "$m/layers" --tool greet --args '{oops'
+
+echo "$fails failure(s)"
+[ "$fails" = 0 ]
