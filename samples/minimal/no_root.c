@@ -25,7 +25,13 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
 }
 
 static const tg_plugin_descriptor descriptor = {
-    sizeof descriptor, TOOLGATE_ABI_MAJOR, TOOLGATE_ABI_MINOR, "example.no-root", "1.0.0",
-    TG_CAP_GUARD, 0, init, NULL};
+    .struct_size = sizeof descriptor,
+    .abi_major = TOOLGATE_ABI_MAJOR,
+    .abi_minor = TOOLGATE_ABI_MINOR,
+    .id = "example.no-root",
+    .version = "1.0.0",
+    .capabilities = TG_CAP_GUARD,
+    .init = init,
+};
 
 TOOLGATE_PLUGIN_ENTRY { return &descriptor; }

@@ -27,7 +27,13 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config,
 }
 
 static const tg_plugin_descriptor descriptor = {
-    sizeof(tg_plugin_descriptor), TOOLGATE_ABI_MAJOR, TOOLGATE_ABI_MINOR,
-    "sample.ask", "1.0.0", TG_CAP_PRE_EXECUTE, 0, init, NULL};
+    .struct_size = sizeof(tg_plugin_descriptor),
+    .abi_major = TOOLGATE_ABI_MAJOR,
+    .abi_minor = TOOLGATE_ABI_MINOR,
+    .id = "sample.ask",
+    .version = "1.0.0",
+    .capabilities = TG_CAP_PRE_EXECUTE,
+    .init = init,
+};
 
 TOOLGATE_PLUGIN_ENTRY { return &descriptor; }

@@ -44,8 +44,15 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config,
 static void shutdown(void *state) { free(state); }
 
 static const tg_plugin_descriptor descriptor = {
-    sizeof(tg_plugin_descriptor), TOOLGATE_ABI_MAJOR, TOOLGATE_ABI_MINOR,
-    "sample.counter", "1.0.0", TG_CAP_RESULT_OBSERVER, TG_PLUGIN_SERIALIZED,
-    init, shutdown};
+    .struct_size = sizeof(tg_plugin_descriptor),
+    .abi_major = TOOLGATE_ABI_MAJOR,
+    .abi_minor = TOOLGATE_ABI_MINOR,
+    .id = "sample.counter",
+    .version = "1.0.0",
+    .capabilities = TG_CAP_RESULT_OBSERVER,
+    .flags = TG_PLUGIN_SERIALIZED,
+    .init = init,
+    .shutdown = shutdown,
+};
 
 TOOLGATE_PLUGIN_ENTRY { return &descriptor; }

@@ -33,7 +33,13 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config,
 }
 
 static const tg_plugin_descriptor descriptor = {
-    sizeof(tg_plugin_descriptor), TOOLGATE_ABI_MAJOR, TOOLGATE_ABI_MINOR,
-    "sample.no-world", "1.0.0", TG_CAP_GUARD, 0, init, NULL};
+    .struct_size = sizeof(tg_plugin_descriptor),
+    .abi_major = TOOLGATE_ABI_MAJOR,
+    .abi_minor = TOOLGATE_ABI_MINOR,
+    .id = "sample.no-world",
+    .version = "1.0.0",
+    .capabilities = TG_CAP_GUARD,
+    .init = init,
+};
 
 TOOLGATE_PLUGIN_ENTRY { return &descriptor; }

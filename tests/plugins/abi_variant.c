@@ -4,7 +4,9 @@
  *   VARIANT_NO_ENTRY                export no entry symbol at all
  *   VARIANT_INIT_FAILS              init fails with a message
  *   VARIANT_UNREGISTERED_CAP        declare a guard, register nothing
- *   VARIANT_UNDECLARED_CAP          register a guard without declaring it */
+ *   VARIANT_UNDECLARED_CAP          register a guard without declaring it
+ *   VARIANT_ABI_1_0                 a plugin built against ABI 1.0 (smaller
+ *                                   descriptor): must still load */
 #include <toolgate/toolgate.h>
 
 #include <string.h>
@@ -13,7 +15,11 @@
 #define VARIANT_MAJOR TOOLGATE_ABI_MAJOR
 #endif
 #ifndef VARIANT_MINOR
+#ifdef VARIANT_ABI_1_0
+#define VARIANT_MINOR 0
+#else
 #define VARIANT_MINOR TOOLGATE_ABI_MINOR
+#endif
 #endif
 
 static tg_status guard(void *ud, const tg_call *call, int32_t *verdict) {
@@ -52,8 +58,19 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
 #endif
 
 static const tg_plugin_descriptor descriptor = {
-    sizeof(tg_plugin_descriptor), VARIANT_MAJOR, VARIANT_MINOR, "test.variant", "1.0.0",
-    VARIANT_CAPS, 0, init, NULL};
+#ifdef VARIANT_ABI_1_0
+    /* Built against ABI 1.0: the descriptor ends before export_state. */
+    .struct_size = offsetof(tg_plugin_descriptor, export_state),
+#else
+    .struct_size = sizeof(tg_plugin_descriptor),
+#endif
+    .abi_major = VARIANT_MAJOR,
+    .abi_minor = VARIANT_MINOR,
+    .id = "test.variant",
+    .version = "1.0.0",
+    .capabilities = VARIANT_CAPS,
+    .init = init,
+};
 
 #ifdef VARIANT_NO_ENTRY
 /* Exported under a wrong name: the host must say the entry is missing. */

@@ -158,9 +158,14 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
 static void shutdown(void *s) { free(s); }
 
 static const tg_plugin_descriptor descriptor = {
-    sizeof(tg_plugin_descriptor), TOOLGATE_ABI_MAJOR, TOOLGATE_ABI_MINOR, "test.c-status",
-    "1.0.0", TG_CAP_PRE_EXECUTE | TG_CAP_GUARD | TG_CAP_EXECUTE_WRAPPER | TG_CAP_POST_EXECUTE |
-        TG_CAP_TOOLS,
-    0, init, shutdown};
+    .struct_size = sizeof(tg_plugin_descriptor),
+    .abi_major = TOOLGATE_ABI_MAJOR,
+    .abi_minor = TOOLGATE_ABI_MINOR,
+    .id = "test.c-status",
+    .version = "1.0.0",
+    .capabilities = TG_CAP_PRE_EXECUTE | TG_CAP_GUARD | TG_CAP_EXECUTE_WRAPPER | TG_CAP_POST_EXECUTE | TG_CAP_TOOLS,
+    .init = init,
+    .shutdown = shutdown,
+};
 
 TOOLGATE_PLUGIN_ENTRY { return &descriptor; }

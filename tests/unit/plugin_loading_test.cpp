@@ -44,6 +44,13 @@ TEST_F(Loading, AValidPluginLoadsAndAnnouncesItself) {
   EXPECT_EQ(rec->of_type("plugin/loaded")[0].data.at("plugin"), "test.variant");
 }
 
+TEST_F(Loading, APluginBuiltForAnOlderMinorLoads) {
+  // ABI 1.0 descriptors end before export_state: the host reads only the
+  // fields that fit and treats the rest as absent.
+  host.load_manifest(dir.write("m.json", manifest_for("test.variant", test_plugin("variant_abi_1_0"))));
+  EXPECT_EQ(host.describe().at("plugins").as_array().size(), 1u);
+}
+
 TEST_F(Loading, PathsAreRelativeToTheManifestAndCommentsAreAllowed) {
   std::filesystem::create_directories(dir.path / "plugins");
   std::filesystem::copy_file(test_plugin("variant_ok"), dir.path / "plugins" / "v.so");

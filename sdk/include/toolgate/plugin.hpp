@@ -19,6 +19,8 @@
 //   - Every callback is noexcept at the boundary: an exception becomes the
 //     fail-closed status with its message (a guard that throws denies).
 //   - Config errors: throw ConfigError("/json/pointer", "message").
+//   - Hot-reload state handoff: give the class export_state() and
+//     import_state(json) (see detail::has_state).
 //
 // Ownership: Call, Signal and Result objects wrap host handles and are valid
 // only during the callback that received them.  Strings you return are
@@ -361,6 +363,7 @@ template <class P>
 struct Instance {
   std::vector<std::shared_ptr<void>> slots;
   std::unique_ptr<P> plugin;
+  std::string exported;  // export_state's answer, kept until the next call
 };
 
 template <class P>
@@ -389,6 +392,52 @@ tg_status init(const tg_host_api* api, tg_init_ctx* ctx, tg_str config, void** o
   return TG_ERROR;
 }
 
+// State handoff (hot reload): a plugin class with
+//   boost::json::value export_state();            // on the old instance
+//   void import_state(const boost::json::value&); // on the new one; throw to refuse
+// gets them wired; without them the descriptor leaves them NULL.
+template <class P, class = void>
+struct has_state : std::false_type {};
+template <class P>
+struct has_state<P, std::void_t<decltype(std::declval<P&>().export_state()),
+                                decltype(std::declval<P&>().import_state(
+                                    std::declval<const boost::json::value&>()))>>
+    : std::true_type {};
+
+template <class P>
+tg_status export_state(void* state, tg_str* out) noexcept {
+  try {
+    auto* inst = static_cast<Instance<P>*>(state);
+    inst->exported = boost::json::serialize(inst->plugin->export_state());
+    *out = to_tg(inst->exported);
+    return TG_OK;
+  } catch (...) {
+    return TG_ERROR;
+  }
+}
+
+template <class P>
+tg_status import_state(void* state, tg_str json) noexcept {
+  try {
+    auto* inst = static_cast<Instance<P>*>(state);
+    inst->plugin->import_state(boost::json::parse(from_tg(json)));
+    return TG_OK;
+  } catch (...) {
+    return TG_ERROR;
+  }
+}
+
+template <class P>
+constexpr tg_export_state_fn export_fn() {
+  if constexpr (has_state<P>::value) return &export_state<P>;
+  else return nullptr;
+}
+template <class P>
+constexpr tg_import_state_fn import_fn() {
+  if constexpr (has_state<P>::value) return &import_state<P>;
+  else return nullptr;
+}
+
 template <class P>
 void shutdown(void* state) noexcept {
   try {
@@ -413,7 +462,9 @@ void shutdown(void* state) noexcept {
       CAPABILITIES,                                                          \
       FLAGS,                                                                 \
       &::toolgate::sdk::detail::init<CLASS>,                                 \
-      &::toolgate::sdk::detail::shutdown<CLASS>};                            \
+      &::toolgate::sdk::detail::shutdown<CLASS>,                             \
+      ::toolgate::sdk::detail::export_fn<CLASS>(),                           \
+      ::toolgate::sdk::detail::import_fn<CLASS>()};                          \
   TOOLGATE_PLUGIN_ENTRY { return &toolgate_descriptor_; }
 
 #endif  // TOOLGATE_PLUGIN_HPP

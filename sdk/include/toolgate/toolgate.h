@@ -57,7 +57,7 @@ extern "C" {
  * versions.  MINOR grows when fields or table entries are appended.
  */
 #define TOOLGATE_ABI_MAJOR 1
-#define TOOLGATE_ABI_MINOR 0
+#define TOOLGATE_ABI_MINOR 1
 
 /* ======================================================================
  * 2. Basic types
@@ -164,6 +164,18 @@ typedef tg_status (*tg_init_fn)(const tg_host_api *host, tg_init_ctx *ctx,
                                 tg_str config_json, void **out_state);
 typedef void (*tg_shutdown_fn)(void *state);
 
+/* State handoff across a hot reload (since ABI 1.1; both optional).
+ * export_state: called on the control thread on the *old* instance while
+ *   it may still be serving calls (make it thread-safe with your
+ *   callbacks).  Point *out_json at a JSON document the plugin owns; it must
+ *   stay valid until the plugin's next callback -- the host copies it at
+ *   once.
+ * import_state: called on the *new* instance after its init, before it
+ *   serves any call, with what the old one exported.  A failure rejects the
+ *   reload: the old generation keeps serving. */
+typedef tg_status (*tg_export_state_fn)(void *state, tg_str *out_json);
+typedef tg_status (*tg_import_state_fn)(void *state, tg_str state_json);
+
 typedef struct tg_plugin_descriptor {
   uint32_t struct_size;  /* sizeof(tg_plugin_descriptor)                   */
   uint16_t abi_major;    /* TOOLGATE_ABI_MAJOR the plugin was built with    */
@@ -174,6 +186,9 @@ typedef struct tg_plugin_descriptor {
   uint32_t flags;        /* TG_PLUGIN_* bits                                */
   tg_init_fn init;       /* required                                        */
   tg_shutdown_fn shutdown; /* optional                                      */
+  /* ---- since ABI 1.1 ---- */
+  tg_export_state_fn export_state; /* optional                              */
+  tg_import_state_fn import_state; /* optional                              */
 } tg_plugin_descriptor;
 
 /* ======================================================================
