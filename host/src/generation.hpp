@@ -50,6 +50,8 @@ struct ToolEntry {
 
 struct Generation {
   std::uint64_t number = 0;
+  // Non-empty: no valid plugin stack is loaded, and every call is denied.
+  std::string invalid_reason;
   // Waterfalls are sorted: priority (higher first), then registration order.
   std::vector<PreExecuteHook> pre_execute;
   // Guards are sorted by id: the order cannot change the outcome, and the

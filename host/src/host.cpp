@@ -2,8 +2,8 @@
 // run on a snapshot of the active one.
 #include <toolgate/host.hpp>
 
-#include "event_bus.hpp"
-#include "generation.hpp"
+#include "host_impl.hpp"
+#include "reload/controller.hpp"
 #include "json_util.hpp"
 #include "loading/manifest.hpp"
 #include "loading/plugin_loader.hpp"
@@ -32,93 +32,20 @@ LoadError::LoadError(std::string file, std::string json_path, std::string what,
       problem_(std::move(what)),
       fix_(std::move(fix)) {}
 
-struct Host::Impl {
-  HostOptions options;
-  detail::EventBus bus;
-  std::mutex control;  // serializes configuration changes
-
-  // What the generation is built from (guarded by `control`).
-  std::map<std::string, ToolDefinition, std::less<>> embedder_tools;
-  std::vector<detail::EmbedderHook> embedder_hooks;
-  Approver approver;
-  std::vector<detail::StackLayer> layers;
-  std::vector<std::string> disable;
-
-  std::atomic<std::shared_ptr<const Generation>> active{std::make_shared<const Generation>()};
-
-  // Builds a complete generation from the given inputs; throws on any error.
-  std::shared_ptr<Generation> build(const std::vector<detail::StackLayer>& stack,
-                                    const std::vector<std::string>& disabled,
-                                    std::vector<std::string>* kept) const {
-    auto g = std::make_shared<Generation>();
-    for (const auto& [name, def] : embedder_tools)
-      g->tools.emplace(name, std::make_shared<detail::ToolEntry>(detail::ToolEntry{def, "host", nullptr}));
-    for (const auto& layer : stack)
-      for (const auto& [index, plugin] : layer.plugins) {
-        g->plugins.push_back(plugin);
-        g->plugin_ids.push_back(plugin->id);
-        for (const auto& t : plugin->tools) {
-          if (g->tools.count(t.name))
-            throw LoadError(layer.manifest.file.string(),
-                            layer.manifest.plugins[index].json_path,
-                            "plugin \"" + plugin->id + "\" registers tool \"" + t.name +
-                                "\", which already exists",
-                            "rename the tool or disable one of the two");
-          g->tools.emplace(t.name, std::make_shared<detail::ToolEntry>(
-                                       detail::ToolEntry{t, plugin->id, plugin->instance}));
-        }
-      }
-    g->approver = approver;
-    detail::StackInput in{&embedder_hooks, &stack, disabled};
-    detail::resolve_stack(in, *g, kept);
-    return g;
-  }
-
-  void publish(std::shared_ptr<Generation> g) {
-    g->number = active.load()->number + 1;
-    active.store(std::move(g));
-  }
-
-  // Runs `edit` on the configuration and publishes the result; if building
-  // fails, the configuration is restored and the error propagates.
-  template <class Edit>
-  void reconfigure(Edit&& edit) {
-    std::lock_guard lock(control);
-    auto saved_tools = embedder_tools;
-    auto saved_hooks = embedder_hooks;
-    auto saved_approver = approver;
-    try {
-      edit();
-      publish(build(layers, disable, nullptr));
-    } catch (const LoadError& e) {
-      // For the embedding API a clash (duplicate hook id, tool name) is a
-      // bad argument.
-      embedder_tools = std::move(saved_tools);
-      embedder_hooks = std::move(saved_hooks);
-      approver = std::move(saved_approver);
-      throw std::invalid_argument(e.problem());
-    } catch (...) {
-      embedder_tools = std::move(saved_tools);
-      embedder_hooks = std::move(saved_hooks);
-      approver = std::move(saved_approver);
-      throw;
-    }
-  }
-
-  void emit_host_event(std::string type, json::object data, std::uint64_t gen) {
-    if (!bus.active()) return;
-    Event e;
-    e.type = std::move(type);
-    e.generation = gen;
-    e.data = std::move(data);
-    bus.publish(std::move(e));
-  }
-};
 
 Host::Host(HostOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = options;
+  if (options.deny_until_loaded) {
+    impl_->stack_valid = false;
+    auto g = std::make_shared<Generation>();
+    g->invalid_reason = "no manifest stack has loaded successfully yet";
+    impl_->active.store(std::move(g));
+  }
 }
-Host::~Host() = default;
+
+Host::~Host() {
+  impl_->reloader.reset();  // stop watching before anything else goes
+}
 
 void Host::register_tool(ToolDefinition tool) {
   if (tool.name.empty() || !tool.execute)
@@ -224,6 +151,8 @@ LoadReport Host::load_manifests(const std::vector<std::filesystem::path>& paths,
   auto gen = impl_->build(stack, disabled, &report.kept_locked);
   impl_->layers = std::move(stack);
   impl_->disable = std::move(disabled);
+  impl_->stack_valid = true;
+  gen->invalid_reason.clear();
   impl_->publish(gen);
   for (const auto& layer : impl_->layers) report.layers.push_back(layer.manifest.layer);
   report.plugins = gen->plugin_ids;

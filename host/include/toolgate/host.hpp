@@ -18,7 +18,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -45,6 +47,9 @@ struct HostOptions {
   std::size_t max_argument_bytes = 16u << 20;  // call_json size limit
   std::size_t max_json_depth = 64;             // call_json nesting limit
   unsigned batch_parallelism = 0;              // 0: hardware concurrency
+  // Deny every call until a manifest stack has loaded successfully (for
+  // hosts whose guards come from manifests: never serve calls unguarded).
+  bool deny_until_loaded = false;
 };
 
 // How a stack of manifests is loaded.
@@ -61,6 +66,35 @@ struct LoadReport {
   std::vector<std::string> layers;       // names, in stack order
   std::vector<std::string> plugins;      // ids of the plugins now loaded
   std::vector<std::string> kept_locked;  // disable attempts refused by a lock
+};
+
+// One reload attempt.
+struct ReloadReport {
+  bool ok = false;
+  bool changed = false;              // false: every file had the same content
+  std::uint64_t generation = 0;      // the generation serving after it
+  std::vector<std::string> reloaded; // plugin ids loaded afresh
+  std::string error;                 // why it failed (the old generation serves on)
+  std::chrono::microseconds took{0};
+};
+
+// Hot reload (SPEC §5): the manifest stack is watched and reloaded whole;
+// unchanged plugins (same content and config) are kept, changed ones are
+// loaded from a fresh private copy -- first in a probe process if
+// probe_command is set -- and swapped in atomically with the rest of their
+// generation.  Any failure leaves the old generation serving.
+struct ReloadOptions {
+  std::vector<std::filesystem::path> manifests;  // the stack (files or folders)
+  LoadOptions load;
+  bool watch = true;                             // inotify on the files' folders
+  std::chrono::milliseconds debounce{20};
+  std::chrono::milliseconds drain_deadline{10000};
+  std::chrono::milliseconds probe_timeout{10000};
+  // argv prefix of a program running the probe (the CLI: {toolgate, "__probe"});
+  // the plugin path and id are appended.  Empty: no child-process probe.
+  std::vector<std::string> probe_command;
+  std::filesystem::path shadow_parent;           // default: $TMPDIR or /tmp
+  std::function<void(const ReloadReport&)> on_reload;  // after each attempt
 };
 
 struct BatchResult {
@@ -96,6 +130,15 @@ class Host {
   LoadReport load_manifest(const std::filesystem::path& manifest, const LoadOptions& options = {}) {
     return load_manifests({manifest}, options);
   }
+
+  // Hot reload.  enable_reload loads options.manifests as the whole stack
+  // (replacing what load_manifests loaded) and, with watch, reloads when
+  // they or their plugins change.  reload() does one attempt now (the CLI
+  // also on SIGHUP).  Events: plugin/reloaded, plugin/reload-failed,
+  // plugin/unloaded, plugin/pinned, plugin/drain-timeout.
+  ReloadReport enable_reload(ReloadOptions options);
+  ReloadReport reload();
+  void disable_reload();
 
   // Every event from now on goes to `sink` as well.
   void subscribe(EventSink sink);

@@ -40,6 +40,11 @@ struct PluginInstance {
 
   ~PluginInstance() {
     if (initialized && shutdown) shutdown(state);
+    // A plugin that cannot be unloaded (Go and some other runtimes) keeps
+    // its image mapped for the life of the process: the handle is leaked
+    // on purpose, so dlclose is never called.
+    if (flags & TG_PLUGIN_NEVER_UNLOAD)
+      new boost::dll::shared_library(std::move(library));  // NOLINT: intentional leak
   }
 };
 

@@ -134,7 +134,8 @@ std::string insecure_permissions(const fs::path& file) {
 }
 
 std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::path& manifest_file,
-                                          const LoaderOptions& options) {
+                                          const LoaderOptions& options, const fs::path& load_from) {
+  const fs::path& file = load_from.empty() ? mp.path : load_from;
   Fail fail{manifest_file, mp};
   std::error_code fec;
   if (!fs::is_regular_file(mp.path, fec))
@@ -146,8 +147,8 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
            "chmod go-w (and fix the owner) on the file and every folder above it, or pass "
            "--allow-insecure-plugin-permissions",
            "/path");
+  std::string actual = sha256_file(file);
   if (mp.sha256) {
-    std::string actual = sha256_file(mp.path);
     if (actual != *mp.sha256)
       fail("SHA-256 mismatch: the manifest pins " + *mp.sha256 + " but the file is " + actual,
            "if the new build is intended, update \"sha256\" to " + actual, "/sha256");
@@ -155,11 +156,11 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
 
   auto loaded = std::make_shared<LoadedPlugin>();
   auto inst = std::make_shared<PluginInstance>();
-  inst->path = mp.path.string();
+  inst->path = file.string();
   boost::dll::fs::error_code ec;
   // rtld_now: unresolved symbols fail here, not in the middle of a call.
   // rtld_local: a plugin's symbols never satisfy another plugin's.
-  inst->library.load(mp.path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, ec);
+  inst->library.load(file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, ec);
   if (ec) {
     const char* dl = dlerror();
     fail("cannot be loaded: " + (dl ? std::string(dl) : ec.message()),
@@ -208,6 +209,12 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
 
   loaded->instance = inst;
   loaded->id = mp.id;
+  loaded->sha256 = actual;
+  loaded->config = mp.config;
+  if (d->struct_size >= offsetof(tg_plugin_descriptor, import_state) + sizeof(tg_import_state_fn)) {
+    loaded->export_state = d->export_state;
+    loaded->import_state = d->import_state;
+  }
   loaded->version = inst->version;
   for (auto& h : ctx.hooks) {
     HookRegistration r;

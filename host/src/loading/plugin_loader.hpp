@@ -31,6 +31,10 @@ struct LoadedPlugin {
   std::shared_ptr<PluginInstance> instance;
   std::string id;
   std::string version;
+  std::string sha256;           // of the file actually loaded
+  boost::json::object config;   // as given to init
+  tg_export_state_fn export_state = nullptr;
+  tg_import_state_fn import_state = nullptr;
   std::vector<HookRegistration> hooks;  // in registration order
   std::vector<ToolDefinition> tools;
 };
@@ -42,9 +46,12 @@ struct LoaderOptions {
 // Throws LoadError (file = the manifest, json_path = the plugin entry) for a
 // missing file, unsafe permissions, a digest mismatch, a missing entry
 // symbol, an ABI mismatch, an init failure or a rejected config.
+// With `load_from`, that file (a private copy of plugin.path) is the one
+// hashed, pinned and loaded; permissions are checked on plugin.path.
 std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& plugin,
                                           const std::filesystem::path& manifest_file,
-                                          const LoaderOptions& options);
+                                          const LoaderOptions& options,
+                                          const std::filesystem::path& load_from = {});
 
 // The lower-case hex SHA-256 of a file's content.
 std::string sha256_file(const std::filesystem::path& file);

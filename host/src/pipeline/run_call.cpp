@@ -33,6 +33,12 @@ static void run_stages(CallState& s, ToolCall& call) {
     return;
   }
   s.tool = it->second.get();
+  if (!s.gen.invalid_reason.empty()) {
+    // Fail closed: without a valid generation no guard can be trusted.
+    s.fail(error_code::denied, "no valid plugin generation: " + s.gen.invalid_reason, stage::call,
+           "host");
+    return;
+  }
 
   run_pre_execute(s);
   if (s.path == CallPath::running && s.decision == Decision::ask) run_approval(s);

@@ -1,0 +1,121 @@
+// host_impl.hpp -- Host's private state, shared by host.cpp (configuration
+// and calls) and reload/ (hot reload).
+#pragma once
+
+#include <toolgate/host.hpp>
+
+#include "event_bus.hpp"
+#include "generation.hpp"
+#include "loading/stack.hpp"
+#include "reload/retirement.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace toolgate {
+
+namespace json = boost::json;
+using detail::Generation;
+
+class ReloadController;
+
+struct Host::Impl {
+  HostOptions options;
+  detail::EventBus bus;
+  std::mutex control;  // serializes configuration changes
+
+  // What the generation is built from (guarded by `control`).
+  std::map<std::string, ToolDefinition, std::less<>> embedder_tools;
+  std::vector<detail::EmbedderHook> embedder_hooks;
+  Approver approver;
+  std::vector<detail::StackLayer> layers;
+  std::vector<std::string> disable;
+  // False while deny_until_loaded holds and no stack has loaded yet.
+  bool stack_valid = true;
+
+  std::atomic<std::shared_ptr<const Generation>> active{std::make_shared<const Generation>()};
+  std::uint64_t generation_counter = 0;  // guarded by `control`
+  detail::Retirement retired;            // generations waiting to drain
+  std::unique_ptr<ReloadController> reloader;  // set by enable_reload
+
+  // Builds a complete generation from the given inputs; throws on any error.
+  std::shared_ptr<Generation> build(const std::vector<detail::StackLayer>& stack,
+                                    const std::vector<std::string>& disabled,
+                                    std::vector<std::string>* kept) const {
+    auto g = std::make_shared<Generation>();
+    for (const auto& [name, def] : embedder_tools)
+      g->tools.emplace(name, std::make_shared<detail::ToolEntry>(detail::ToolEntry{def, "host", nullptr}));
+    for (const auto& layer : stack)
+      for (const auto& [index, plugin] : layer.plugins) {
+        g->plugins.push_back(plugin);
+        g->plugin_ids.push_back(plugin->id);
+        for (const auto& t : plugin->tools) {
+          if (g->tools.count(t.name))
+            throw LoadError(layer.manifest.file.string(),
+                            layer.manifest.plugins[index].json_path,
+                            "plugin \"" + plugin->id + "\" registers tool \"" + t.name +
+                                "\", which already exists",
+                            "rename the tool or disable one of the two");
+          g->tools.emplace(t.name, std::make_shared<detail::ToolEntry>(
+                                       detail::ToolEntry{t, plugin->id, plugin->instance}));
+        }
+      }
+    g->approver = approver;
+    if (!stack_valid) g->invalid_reason = "no manifest stack has loaded successfully yet";
+    detail::StackInput in{&embedder_hooks, &stack, disabled};
+    detail::resolve_stack(in, *g, kept);
+    return g;
+  }
+
+  // Makes `g` the generation new calls use.  The old one is retired: it is
+  // destroyed (and its plugin images unloaded) off the call path, once its
+  // last in-flight call has finished.
+  void publish(std::shared_ptr<Generation> g) {
+    g->number = ++generation_counter;
+    auto old = active.exchange(std::move(g));
+    retired.retire(std::move(old));
+  }
+
+  // Runs `edit` on the configuration and publishes the result; if building
+  // fails, the configuration is restored and the error propagates.
+  template <class Edit>
+  void reconfigure(Edit&& edit) {
+    std::lock_guard lock(control);
+    auto saved_tools = embedder_tools;
+    auto saved_hooks = embedder_hooks;
+    auto saved_approver = approver;
+    try {
+      edit();
+      publish(build(layers, disable, nullptr));
+    } catch (const LoadError& e) {
+      // For the embedding API a clash (duplicate hook id, tool name) is a
+      // bad argument.
+      embedder_tools = std::move(saved_tools);
+      embedder_hooks = std::move(saved_hooks);
+      approver = std::move(saved_approver);
+      throw std::invalid_argument(e.problem());
+    } catch (...) {
+      embedder_tools = std::move(saved_tools);
+      embedder_hooks = std::move(saved_hooks);
+      approver = std::move(saved_approver);
+      throw;
+    }
+  }
+
+  void emit_host_event(std::string type, json::object data, std::uint64_t gen) {
+    if (!bus.active()) return;
+    Event e;
+    e.type = std::move(type);
+    e.generation = gen;
+    e.data = std::move(data);
+    bus.publish(std::move(e));
+  }
+};
+
+}  // namespace toolgate

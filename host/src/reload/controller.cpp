@@ -1,0 +1,262 @@
+#include "controller.hpp"
+
+#include "../loading/manifest.hpp"
+#include "../loading/plugin_loader.hpp"
+#include "probe.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <spdlog/spdlog.h>
+
+#include <map>
+
+namespace toolgate {
+
+namespace fs = std::filesystem;
+using detail::LoadedPlugin;
+
+namespace {
+
+// Every hook a locked layer registered must survive a reload unchanged:
+// same stage, still locked, same tool filter, same mode.
+template <class Hooks, class Extra>
+void check_locked_table(const Hooks& before, const Hooks& after, const char* stage, Extra extra) {
+  for (const auto& h : before) {
+    if (!h.locked) continue;
+    const auto* match = [&]() -> const typename Hooks::value_type* {
+      for (const auto& n : after)
+        if (n.id == h.id) return &n;
+      return nullptr;
+    }();
+    std::string why;
+    if (!match) why = "would drop it";
+    else if (!match->locked) why = "would unlock it";
+    else if (match->filter.patterns() != h.filter.patterns()) why = "would change its tool filter";
+    else if (!extra(h, *match)) why = "would put it in shadow mode";
+    if (!why.empty())
+      throw LoadError("(reload)", "",
+                      std::string("the reload ") + why + ": " + stage + " hook " + h.id +
+                          " is locked by layer \"" + h.layer + "\"",
+                      "restore the hook; a locked layer changes only with a restart of the host");
+  }
+}
+
+void check_locked(const detail::Generation& before, const detail::Generation& after) {
+  auto same = [](const auto&, const auto&) { return true; };
+  check_locked_table(before.pre_execute, after.pre_execute, "tools/pre-execute", same);
+  check_locked_table(before.guards, after.guards, "guard",
+                     [](const auto& a, const auto& b) { return a.shadow == b.shadow; });
+  check_locked_table(before.wrappers, after.wrappers, "tools/execute", same);
+  check_locked_table(before.post_execute, after.post_execute, "tools/post-execute", same);
+  check_locked_table(before.observers, after.observers, "tools/result", same);
+}
+
+// Hands the old instance's state to the new one; a failed import rejects.
+void hand_off(const LoadedPlugin& old, const LoadedPlugin& fresh, const fs::path& manifest,
+              const std::string& json_path) {
+  if (!old.export_state || !fresh.import_state) return;
+  tg_str out{nullptr, 0};
+  if (old.export_state(old.instance->state, &out) != TG_OK)
+    throw LoadError(manifest.string(), json_path,
+                    "plugin \"" + old.id + "\": the old version failed to export its state",
+                    "fix export_state, or reload without state (restart)");
+  std::string copy(out.data ? out.data : "", out.size);
+  if (fresh.import_state(fresh.instance->state, tg_str{copy.data(), copy.size()}) != TG_OK)
+    throw LoadError(manifest.string(), json_path,
+                    "plugin \"" + old.id + "\": the new version refused the old version's state",
+                    "make import_state accept the previous state format");
+}
+
+}  // namespace
+
+ReloadController::ReloadController(Host::Impl& impl, ReloadOptions options)
+    : impl_(impl), options_(std::move(options)), shadow_(options_.shadow_parent) {
+  impl_.retired.set_reporter([this](const std::string& type, json::object data) {
+    impl_.emit_host_event(type, std::move(data), impl_.active.load()->number);
+    if (type == "plugin/pinned" || type == "plugin/drain-timeout")
+      spdlog::warn("{}: {}", type, json::serialize(data));
+  });
+  reaper_ = std::thread([this] { reap_loop(); });
+}
+
+ReloadController::~ReloadController() {
+  watcher_.reset();
+  {
+    std::lock_guard lock(reap_mutex_);
+    stopping_ = true;
+  }
+  reap_cv_.notify_all();
+  reaper_.join();
+  impl_.retired.set_reporter(nullptr);
+}
+
+void ReloadController::reap_loop() {
+  std::unique_lock lock(reap_mutex_);
+  while (!stopping_) {
+    reap_cv_.wait_for(lock, std::chrono::milliseconds(10));
+    lock.unlock();
+    impl_.retired.reap(options_.drain_deadline);
+    lock.lock();
+  }
+}
+
+std::vector<fs::path> ReloadController::watched_files() const {
+  std::vector<fs::path> files;
+  try {
+    files = detail::expand_manifest_paths(options_.manifests);
+  } catch (...) {
+    files.assign(options_.manifests.begin(), options_.manifests.end());
+  }
+  // Folders given as manifests: watch the folder itself for new files too.
+  for (const auto& m : options_.manifests)
+    if (fs::is_directory(m)) files.push_back(m / ".");
+  for (const auto& layer : impl_.layers)
+    for (const auto& p : layer.manifest.plugins) files.push_back(p.path);
+  return files;
+}
+
+ReloadReport ReloadController::reload(bool force) {
+  ReloadReport r = attempt(force);
+  if (options_.watch) {
+    if (!watcher_)
+      watcher_ = std::make_unique<detail::Watcher>(options_.debounce, [this] { reload(false); });
+    std::lock_guard lock(impl_.control);
+    watcher_->watch(watched_files());
+  }
+  if (options_.on_reload) options_.on_reload(r);
+  return r;
+}
+
+ReloadReport ReloadController::attempt(bool force) {
+  auto t0 = std::chrono::steady_clock::now();
+  ReloadReport report;
+  std::lock_guard lock(impl_.control);
+  std::vector<std::string> fresh_ids;
+  try {
+    auto files = detail::expand_manifest_paths(options_.manifests);
+    std::map<std::string, std::shared_ptr<const LoadedPlugin>> old;
+    for (const auto& layer : impl_.layers)
+      for (const auto& [i, p] : layer.plugins) old[p->id] = p;
+
+    std::vector<detail::StackLayer> stack;
+    std::vector<std::pair<std::shared_ptr<const LoadedPlugin>, fs::path>> fresh;
+    std::map<std::string, std::string> seen;
+    detail::LoaderOptions lo{options_.load.allow_insecure_plugin_permissions};
+    bool changed = force || impl_.layers.size() != files.size();
+    for (const auto& f : files) {
+      detail::StackLayer layer;
+      layer.manifest = detail::read_manifest(f);
+      const auto& m = layer.manifest;
+      for (std::size_t i = 0; i < m.plugins.size(); ++i) {
+        const auto& p = m.plugins[i];
+        if (auto it = seen.find(p.id); it != seen.end())
+          throw LoadError(f.string(), p.json_path + "/id",
+                          "plugin \"" + p.id + "\" is already loaded (by " + it->second + ")",
+                          "load each plugin once");
+        seen[p.id] = f.string();
+        if (!p.enabled) continue;
+        std::error_code ec;
+        if (!fs::is_regular_file(p.path, ec))
+          throw LoadError(f.string(), p.json_path + "/path",
+                          "plugin \"" + p.id + "\" (" + p.path.string() + "): the plugin file does not exist",
+                          "build the plugin, or fix \"path\"");
+        // Copy first, then hash and load the copy: what is checked is what runs.
+        fs::path copy = shadow_.copy(p.path, p.id);
+        std::string digest = detail::sha256_file(copy);
+        auto prev = old.find(p.id);
+        if (!force && prev != old.end() && prev->second->sha256 == digest &&
+            prev->second->config == p.config) {
+          fs::remove(copy, ec);
+          layer.plugins.emplace_back(i, prev->second);  // unchanged: keep the loaded one
+          continue;
+        }
+        changed = true;
+        if (!options_.probe_command.empty())
+          if (auto why = detail::run_probe(options_.probe_command, copy, p.id, p.config,
+                                           options_.probe_timeout);
+              !why.empty()) {
+            fs::remove(copy, ec);
+            throw LoadError(f.string(), p.json_path,
+                            "plugin \"" + p.id + "\" (" + p.path.string() + "): rejected by the probe: " + why,
+                            "fix the plugin; the previous version keeps serving");
+          }
+        std::shared_ptr<LoadedPlugin> loaded;
+        try {
+          loaded = detail::load_plugin(p, f, lo, copy);
+        } catch (...) {
+          fs::remove(copy, ec);
+          throw;
+        }
+        if (prev != old.end()) hand_off(*prev->second, *loaded, f, p.json_path);
+        fresh.emplace_back(loaded, copy);
+        layer.plugins.emplace_back(i, loaded);
+      }
+      stack.push_back(std::move(layer));
+    }
+    // Compare manifests too: a changed hook setting is a change.
+    if (!changed)
+      for (std::size_t i = 0; i < stack.size(); ++i) {
+        const auto& a = stack[i].manifest;
+        const auto& b = impl_.layers[i].manifest;
+        if (a.file != b.file || a.layer != b.layer || a.locked != b.locked ||
+            a.plugins.size() != b.plugins.size() || a.overrides.size() != b.overrides.size()) {
+          changed = true;
+          break;
+        }
+      }
+    report.changed = changed || !impl_.stack_valid;
+    if (!report.changed) {
+      report.ok = true;
+      report.generation = impl_.active.load()->number;
+      return report;
+    }
+    auto disabled = impl_.disable;
+    disabled.insert(disabled.end(), options_.load.disable.begin(), options_.load.disable.end());
+    std::vector<std::string> kept;
+    auto gen = impl_.build(stack, disabled, &kept);
+    if (impl_.stack_valid) check_locked(*impl_.active.load(), *gen);
+    // Everything checked: swap.
+    impl_.layers = std::move(stack);
+    impl_.stack_valid = true;
+    gen->invalid_reason.clear();
+    impl_.publish(gen);
+    for (auto& [p, copy] : fresh) {
+      impl_.retired.track(p, copy.string());
+      report.reloaded.push_back(p->id);
+    }
+    report.ok = true;
+    report.generation = gen->number;
+  } catch (const std::exception& e) {
+    report.ok = false;
+    report.error = e.what();
+    report.generation = impl_.active.load()->number;
+  }
+  report.took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+  json::array ids;
+  for (const auto& id : report.reloaded) ids.push_back(json::string(id));
+  if (report.ok)
+    impl_.emit_host_event("plugin/reloaded",
+                          {{"plugins", ids}, {"us", report.took.count()}}, report.generation);
+  else
+    impl_.emit_host_event("plugin/reload-failed", {{"error", report.error}}, report.generation);
+  if (!report.ok) spdlog::error("reload failed, generation {} keeps serving: {}", report.generation, report.error);
+  return report;
+}
+
+}  // namespace toolgate
+
+namespace toolgate {
+
+ReloadReport Host::enable_reload(ReloadOptions options) {
+  impl_->reloader.reset();
+  impl_->reloader = std::make_unique<ReloadController>(*impl_, std::move(options));
+  return impl_->reloader->reload(true);
+}
+
+ReloadReport Host::reload() {
+  if (!impl_->reloader) throw std::logic_error("reload() needs enable_reload() first");
+  return impl_->reloader->reload(false);
+}
+
+void Host::disable_reload() { impl_->reloader.reset(); }
+
+}  // namespace toolgate

@@ -1,0 +1,41 @@
+// controller.hpp -- hot reload: one attempt at a time, on the control lock,
+// building a complete candidate generation off to the side and publishing
+// it only if every step succeeded (SPEC §5).
+#pragma once
+
+#include "../host_impl.hpp"
+#include "shadow_copy.hpp"
+#include "watcher.hpp"
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <thread>
+
+namespace toolgate {
+
+class ReloadController {
+ public:
+  ReloadController(Host::Impl& impl, ReloadOptions options);
+  ~ReloadController();
+
+  // One attempt: re-read the manifests, reload what changed, publish or keep
+  // the old generation.  `force` reloads every plugin (the first load).
+  ReloadReport reload(bool force);
+
+ private:
+  ReloadReport attempt(bool force);
+  std::vector<std::filesystem::path> watched_files() const;
+  void reap_loop();
+
+  Host::Impl& impl_;
+  ReloadOptions options_;
+  detail::ShadowDir shadow_;
+  std::unique_ptr<detail::Watcher> watcher_;
+  std::mutex reap_mutex_;
+  std::condition_variable reap_cv_;
+  bool stopping_ = false;
+  std::thread reaper_;
+};
+
+}  // namespace toolgate
