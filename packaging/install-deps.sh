@@ -17,6 +17,8 @@ packages=(
   libgtest-dev
   libgmock-dev
   libbenchmark-dev
+  libre2-dev          # RE2: linear-time regexes for plugins/ (policy, secret detectors)
+  libssl-dev          # OpenSSL libcrypto: SHA-256 for plugins/audit's hash chain
 )
 
 missing=()
