@@ -1,5 +1,7 @@
 #include "secrets.hpp"
 
+#include "re2_pin.hpp"
+
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -187,6 +189,7 @@ SecretOptions SecretScanner::options_from(const ConfigObject& c) {
 }
 
 SecretScanner::SecretScanner(SecretOptions options) : options_(std::move(options)) {
+  pin_re2();
   RE2::Options o;
   o.set_log_errors(false);
   o.set_max_mem(8 << 20);

@@ -1,6 +1,7 @@
 #include "condition.hpp"
 
 #include "../common/glob.hpp"
+#include "../common/re2_pin.hpp"
 
 #include <toolgate/toolgate.h>
 
@@ -40,6 +41,7 @@ Condition::Condition(const json::value& config, const std::string& path) {
   } else if (c.has("regex")) {
     op_ = Op::regex;
     std::string pattern = c.string("regex");
+    pin_re2();
     RE2::Options o;
     o.set_log_errors(false);
     auto re = std::make_shared<const RE2>(pattern, o);
