@@ -19,6 +19,7 @@ packages=(
   libgmock-dev
   libbenchmark-dev
   python3-jsonschema  # tests: sample manifests validate against the schema
+  libre2-dev          # RE2: linear-time regexes for plugins/ (policy, secret detectors)
 )
 
 missing=()

@@ -1,0 +1,102 @@
+#include "glob.hpp"
+
+namespace tgp {
+
+bool name_glob(std::string_view p, std::string_view t) {
+  // Iterative matcher with single-star backtracking: no recursion, so a
+  // hostile pattern or name cannot blow the stack, and it is linear in
+  // practice.
+  std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
+  while (ti < t.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == t[ti])) {
+      ++pi;
+      ++ti;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      mark = ti;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      ti = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+NameGlobs::NameGlobs(const std::vector<std::string>& patterns) {
+  for (const auto& p : patterns) {
+    if (!p.empty() && p[0] == '!')
+      excludes_.push_back(p.substr(1));
+    else
+      includes_.push_back(p);
+  }
+}
+
+bool NameGlobs::matches(std::string_view name) const {
+  bool included = includes_.empty();
+  for (const auto& p : includes_)
+    if (name_glob(p, name)) {
+      included = true;
+      break;
+    }
+  if (!included) return false;
+  for (const auto& p : excludes_)
+    if (name_glob(p, name)) return false;
+  return true;
+}
+
+std::vector<std::string_view> path_segments(std::string_view path) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    while (i < path.size() && path[i] == '/') ++i;
+    std::size_t j = i;
+    while (j < path.size() && path[j] != '/') ++j;
+    if (j > i) out.push_back(path.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+PathGlob::PathGlob(std::string_view pattern) : text_(pattern) {
+  // A relative pattern ("*.pem", ".env") matches at any depth.
+  if (pattern.empty() || pattern[0] != '/') segments_.emplace_back("**");
+  for (auto s : path_segments(pattern)) segments_.emplace_back(s);
+}
+
+namespace {
+
+// Matches segments with "**" by dynamic programming over (pattern, path)
+// positions: O(P*N) and no recursion, whatever the input.
+bool match_segments(const std::vector<std::string>& pat,
+                    const std::vector<std::string_view>& segs) {
+  const std::size_t P = pat.size(), N = segs.size();
+  // reach[j]: pattern prefix of length i matches path prefix of length j.
+  std::vector<char> reach(N + 1, 0), next(N + 1, 0);
+  reach[0] = 1;
+  for (std::size_t i = 0; i < P; ++i) {
+    std::fill(next.begin(), next.end(), 0);
+    if (pat[i] == "**") {
+      bool any = false;
+      for (std::size_t j = 0; j <= N; ++j) {
+        any = any || reach[j];
+        next[j] = any;
+      }
+    } else {
+      for (std::size_t j = 0; j < N; ++j)
+        if (reach[j] && name_glob(pat[i], segs[j])) next[j + 1] = 1;
+    }
+    reach.swap(next);
+  }
+  return reach[N];
+}
+
+}  // namespace
+
+bool PathGlob::matches(std::string_view path) const {
+  return match_segments(segments_, path_segments(path));
+}
+
+}  // namespace tgp

@@ -1,0 +1,47 @@
+// glob.hpp -- the two kinds of glob the plugins use.
+//
+//   name globs  ("fs.*", "shell.?"): '*' is any run of characters, '?' one
+//               character.  Same semantics as the host's tool filters, so a
+//               deployer writes tool globs the same way everywhere.
+//   path globs  ("**/.ssh/**", "/etc/**", "*.pem"): '*' and '?' stay inside
+//               one path segment, "**" spans any number of segments (also
+//               zero).  A pattern without a leading '/' matches at any depth.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tgp {
+
+bool name_glob(std::string_view pattern, std::string_view text);
+
+// A list of name globs; "!glob" excludes.  Empty matches everything.
+class NameGlobs {
+ public:
+  NameGlobs() = default;
+  explicit NameGlobs(const std::vector<std::string>& patterns);
+  bool matches(std::string_view name) const;
+  bool empty() const { return includes_.empty() && excludes_.empty(); }
+
+ private:
+  std::vector<std::string> includes_, excludes_;
+};
+
+// A precompiled path glob (segments split once at init).
+class PathGlob {
+ public:
+  explicit PathGlob(std::string_view pattern);
+  // `path` must be absolute and normalised ("/a/b", no "." or "..").
+  bool matches(std::string_view path) const;
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+  std::vector<std::string> segments_;  // "**" is its own segment
+};
+
+// Splits "/a//b/" into {"a", "b"}.
+std::vector<std::string_view> path_segments(std::string_view path);
+
+}  // namespace tgp

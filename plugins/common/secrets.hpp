@@ -1,0 +1,79 @@
+// secrets.hpp -- secret detectors shared by guard-secrets (deny calls that
+// carry secrets out) and redact (mask secrets in results).
+//
+// Detectors (names are the config and report vocabulary):
+//   private_key      -----BEGIN ... PRIVATE KEY----- blocks (RSA, EC, OpenSSH, PGP, PKCS#8)
+//   aws_access_key   AKIA/ASIA/... access key ids
+//   aws_secret_key   aws_secret_access_key = <40 chars>
+//   github_token     ghp_/gho_/ghu_/ghs_/ghr_ tokens, github_pat_ fine-grained tokens
+//   gitlab_token     glpat- tokens
+//   slack_token      xoxb-/xoxp-/xoxa-/... tokens
+//   slack_webhook    https://hooks.slack.com/services/...
+//   google_api_key   AIza... keys
+//   stripe_key       sk_live_/rk_live_/sk_test_ keys
+//   sk_api_key       OpenAI / Anthropic style "sk-..." keys
+//   jwt              three base64url parts starting eyJ
+//   url_credentials  scheme://user:password@host
+//   high_entropy     a token of 24+ [A-Za-z0-9+/=_-] chars mixing upper case,
+//                    lower case and digits with Shannon entropy over a threshold
+// Evasions handled: zero-width characters inside a secret are ignored, and
+// (with "decode") percent-encoded and base64-encoded tokens are decoded and
+// scanned again; a hit there covers the whole encoded token.
+#pragma once
+
+#include "config.hpp"
+
+#include <re2/re2.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tgp {
+
+struct SecretHit {
+  std::string detector;   // e.g. "github_token", "private_key (base64)"
+  std::size_t begin, end;  // byte span in the scanned text
+};
+
+struct SecretOptions {
+  std::vector<std::string> detectors;  // enabled; default all
+  std::size_t min_length = 24;         // high_entropy: shortest token
+  std::size_t max_length = 512;        // high_entropy: longest token (longer: data, not a key)
+  double threshold = 4.3;              // high_entropy: bits per character
+  bool decode = true;                  // scan percent- and base64-decoded tokens too
+};
+
+class SecretScanner {
+ public:
+  static const std::vector<std::string>& detector_names();
+  // Reads "detectors" and "entropy" ({min_length, max_length, threshold})
+  // and "decode" from `c` (the caller lists them as known keys).
+  static SecretOptions options_from(const ConfigObject& c);
+
+  explicit SecretScanner(SecretOptions options);
+  ~SecretScanner();
+  SecretScanner(const SecretScanner&) = delete;
+  SecretScanner& operator=(const SecretScanner&) = delete;
+
+  // Appends every detection in `text` (spans may overlap).  Thread-safe.
+  void scan(std::string_view text, std::vector<SecretHit>& out) const;
+  // The first detector that fires, or "" -- cheaper when any hit will do.
+  std::string first(std::string_view text) const;
+
+ private:
+  struct Pattern;
+  void scan_plain(std::string_view text, std::vector<SecretHit>& out, bool entropy,
+                  bool stop_at_first) const;
+  void scan_decoded(std::string_view text, std::vector<SecretHit>& out, bool stop_at_first) const;
+
+  SecretOptions options_;
+  bool entropy_ = false;
+  std::vector<std::unique_ptr<Pattern>> patterns_;
+};
+
+// Shannon entropy of `s` in bits per byte.
+double shannon_entropy(std::string_view s);
+
+}  // namespace tgp

@@ -1,0 +1,190 @@
+// guard_paths.cpp -- file-path arguments must stay inside allowed roots.
+//
+// For every tool, the configured JSON Pointers (with "*" wildcards) name the
+// arguments that hold paths.  Each path is resolved the way the kernel would
+// open it (resolve.hpp), must land inside the read roots -- or the write
+// roots when the call writes -- and must match no deny glob, checked against
+// both the path as written (normalised) and the file it really names.
+// Anything that cannot be checked (a non-string path, a ~user path, an
+// unreadable directory on the way) denies: a guard never fails open.
+#include "resolve.hpp"
+
+#include "../common/args.hpp"
+#include "../common/config.hpp"
+#include "../common/glob.hpp"
+
+#include <toolgate/plugin.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace sdk = toolgate::sdk;
+
+namespace tgp::paths {
+namespace {
+
+const std::vector<std::string> kDefaultPointers = {
+    "/path",      "/file_path", "/filepath",  "/filename", "/paths/*",
+    "/files/*",   "/directory", "/dir",       "/cwd",      "/source",
+    "/destination", "/target",  "/old_path",  "/new_path"};
+
+// Credentials and system trees: denied unless "builtin_deny" is false.
+const std::vector<std::string> kBuiltinDeny = {
+    "**/.ssh/**",         "**/.gnupg/**",        "**/.aws/**",
+    "**/.azure/**",       "**/.config/gcloud/**", "**/.kube/**",
+    "**/.docker/config.json", "**/.env",         "**/.env.*",
+    "**/.netrc",          "**/.git-credentials", "**/.npmrc",
+    "**/.pypirc",         "**/id_rsa*",          "**/id_ecdsa*",
+    "**/id_ed25519*",     "/etc/**",             "/proc/**",
+    "/sys/**",            "/dev/**",             "/boot/**"};
+
+struct ArgumentSpec {
+  NameGlobs tools;
+  std::vector<std::string> pointers;
+};
+
+std::string describe_roots(const std::vector<std::string>& roots) {
+  if (roots.empty()) return "none configured";
+  std::string s;
+  for (const auto& r : roots) s += (s.empty() ? "" : ", ") + r;
+  return s;
+}
+
+class GuardPaths {
+ public:
+  explicit GuardPaths(sdk::Init& init) {
+    ConfigObject c(init.config(), "");
+    c.only({"read_roots", "write_roots", "deny", "builtin_deny", "arguments", "write_tools",
+            "unannotated", "base", "home"});
+
+    std::string cwd;
+    std::error_code ec;
+    auto here = std::filesystem::current_path(ec);
+    if (!ec) cwd = here.string();
+    ctx_.base = c.string("base", cwd);
+    if (!ctx_.base.empty() && ctx_.base[0] != '/')
+      throw ConfigError("/base", "must be an absolute path");
+    const char* env_home = std::getenv("HOME");
+    ctx_.home = c.string("home", env_home ? env_home : "");
+    if (!ctx_.home.empty() && ctx_.home[0] != '/')
+      throw ConfigError("/home", "must be an absolute path");
+
+    read_roots_ = roots(c, "read_roots", c.strings("read_roots"));
+    write_roots_ = c.has("write_roots") ? roots(c, "write_roots", c.strings("write_roots"))
+                                        : read_roots_;
+
+    std::vector<std::string> deny;
+    if (c.boolean("builtin_deny", true)) deny = kBuiltinDeny;
+    for (auto& d : c.strings("deny", std::vector<std::string>{})) {
+      if (d.empty()) throw ConfigError("/deny", "deny patterns must not be empty");
+      deny.push_back(std::move(d));
+    }
+    for (const auto& d : deny) deny_.emplace_back(d);
+
+    if (c.has("arguments")) {
+      const auto& a = c.array("arguments");
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        ConfigObject e = ConfigObject::of(a[i], "/arguments/" + std::to_string(i));
+        e.only({"tools", "pointers"});
+        ArgumentSpec spec{NameGlobs(e.strings("tools", std::vector<std::string>{})),
+                          e.strings("pointers")};
+        for (std::size_t k = 0; k < spec.pointers.size(); ++k)
+          check_pointer_syntax(spec.pointers[k], e.path("pointers") + "/" + std::to_string(k));
+        specs_.push_back(std::move(spec));
+      }
+    } else {
+      specs_.push_back({NameGlobs(), kDefaultPointers});
+    }
+    write_tools_ = NameGlobs(c.strings("write_tools", std::vector<std::string>{}));
+    if (c.has("write_tools") && write_tools_.empty())
+      throw ConfigError("/write_tools", "list at least one tool glob, or leave the key out");
+    unannotated_write_ = c.choice("unannotated", std::string("write"), {"write", "read"}) == "write";
+
+    init.guard("paths", [this](const sdk::Call& call) { return check(call); });
+  }
+
+ private:
+  // Roots are resolved once at init, so a root that is itself a symlink is
+  // compared by the directory it names.
+  std::vector<std::string> roots(const ConfigObject& c, const char* key,
+                                 const std::vector<std::string>& in) const {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const std::string where = c.path(key) + "/" + std::to_string(i);
+      if (in[i].empty() || in[i][0] != '/')
+        throw ConfigError(where, "\"" + in[i] + "\" must be an absolute path");
+      std::string why;
+      auto r = resolve(in[i], ctx_, &why);
+      if (!r) throw ConfigError(where, "\"" + in[i] + "\" " + why);
+      out.push_back(r->real);
+    }
+    return out;
+  }
+
+  bool writes(const sdk::Call& call) const {
+    const auto a = call.annotations();
+    if (a & TG_TOOL_DESTRUCTIVE) return true;
+    if (!write_tools_.empty() && write_tools_.matches(call.tool())) return true;
+    if (a & TG_TOOL_READ_ONLY) return false;
+    return unannotated_write_;
+  }
+
+  // Checks one path string; returns a denial reason or "".
+  std::string check_path(std::string_view tool, const std::string& pointer, std::string_view value,
+                         bool write) const {
+    const std::string head = std::string(tool) + ": " + pointer + " \"" + std::string(value) + "\"";
+    std::string why;
+    auto r = resolve(value, ctx_, &why);
+    if (!r) return head + " " + why;
+    for (const auto& g : deny_)
+      if (g.matches(r->lexical) || g.matches(r->real))
+        return head + " resolves to \"" + r->real + "\", which matches the deny pattern \"" +
+               g.text() + "\"";
+    const auto& roots = write ? write_roots_ : read_roots_;
+    for (const auto& root : roots)
+      if (within(r->real, root)) return "";
+    return head + " resolves to \"" + r->real + "\", outside the " + (write ? "write" : "read") +
+           " roots (" + describe_roots(roots) + ")";
+  }
+
+  sdk::GuardVerdict check(const sdk::Call& call) const {
+    LazyArgs args(call);
+    const bool write = writes(call);
+    std::string denial;
+    auto visit = [&](const std::string& pointer, const tg_json_value& v) {
+      if (!denial.empty()) return;
+      if (v.type == TG_JSON_NULL) return;  // an optional path left out
+      if (v.type == TG_JSON_STRING) {
+        denial = check_path(call.tool(), pointer, sdk::from_tg(v.string), write);
+      } else if (v.type == TG_JSON_ARRAY) {
+        // A list of paths where one was expected: check every element.
+        for (std::size_t i = 0; i < v.size && denial.empty(); ++i) {
+          auto p = call.arg_string((pointer + "/" + std::to_string(i)).c_str());
+          denial = p ? check_path(call.tool(), pointer + "/" + std::to_string(i), *p, write)
+                     : std::string(call.tool()) + ": " + pointer + "/" + std::to_string(i) +
+                           " is not a path string";
+        }
+      } else {
+        denial = std::string(call.tool()) + ": " + pointer + " is not a path string";
+      }
+    };
+    for (const auto& spec : specs_) {
+      if (!spec.tools.matches(call.tool())) continue;
+      for (const auto& p : spec.pointers) expand_pointer(args, p, visit);
+      if (!denial.empty()) return sdk::GuardVerdict::deny(std::move(denial));
+    }
+    return sdk::GuardVerdict::abstain();
+  }
+
+  ResolveContext ctx_;
+  std::vector<std::string> read_roots_, write_roots_;
+  std::vector<PathGlob> deny_;
+  std::vector<ArgumentSpec> specs_;
+  NameGlobs write_tools_;
+  bool unannotated_write_ = true;
+};
+
+}  // namespace
+}  // namespace tgp::paths
+
+TOOLGATE_PLUGIN(tgp::paths::GuardPaths, "toolgate.guard-paths", "1.0.0", TG_CAP_GUARD, 0)

@@ -1,0 +1,134 @@
+// policy.cpp -- the deployer's pre-execute workhorse: an ordered rule list.
+//
+// A rule matches tool-name globs and argument conditions (all must hold) and
+// yields a verdict (keep / allow / ask / deny) and/or argument rewrites.  The
+// first matching rule wins; when none matches, the default verdict applies.
+// Everything is compiled at init (globs split, regexes built); a call that
+// only reads scalars never parses its arguments.
+#include "condition.hpp"
+#include "rewrite.hpp"
+
+#include "../common/config.hpp"
+#include "../common/glob.hpp"
+
+#include <toolgate/plugin.hpp>
+
+namespace sdk = toolgate::sdk;
+
+namespace tgp::policy {
+namespace {
+
+enum class Verdict { keep, allow, ask, deny };
+
+Verdict parse_verdict(const ConfigObject& c, const char* key, const char* def) {
+  std::string v = c.choice(key, std::string(def), {"keep", "allow", "ask", "deny"});
+  if (v == "allow") return Verdict::allow;
+  if (v == "ask") return Verdict::ask;
+  if (v == "deny") return Verdict::deny;
+  return Verdict::keep;
+}
+
+sdk::PreVerdict to_sdk(Verdict v, const std::string& reason) {
+  switch (v) {
+    case Verdict::allow: return sdk::PreVerdict::allow();
+    case Verdict::ask: return sdk::PreVerdict::ask(reason);
+    case Verdict::deny: return sdk::PreVerdict::deny(reason);
+    case Verdict::keep: break;
+  }
+  return sdk::PreVerdict::keep();
+}
+
+struct Rule {
+  NameGlobs tools;
+  std::vector<Condition> when;
+  Verdict verdict = Verdict::keep;
+  std::string reason;
+  Rewrite rewrite;
+};
+
+Rule parse_rule(const json::value& v, const std::string& path) {
+  ConfigObject c = ConfigObject::of(v, path);
+  c.only({"name", "tools", "when", "verdict", "reason", "set", "remove"});
+  Rule r;
+  c.string("name", "");  // a label for humans; validated, not used
+  r.tools = NameGlobs(c.strings("tools", std::vector<std::string>{}));
+  if (c.has("when")) {
+    const auto& when = c.array("when");
+    for (std::size_t i = 0; i < when.size(); ++i)
+      r.when.emplace_back(when[i], c.path("when") + "/" + std::to_string(i));
+  }
+  r.verdict = parse_verdict(c, "verdict", "keep");
+  r.reason = c.string("reason", "");
+  if ((r.verdict == Verdict::ask || r.verdict == Verdict::deny) && r.reason.empty())
+    throw ConfigError(c.path("reason"),
+                      "an \"ask\" or \"deny\" rule needs a reason the user and the model will "
+                      "see; add \"reason\": \"...\"");
+  if (c.has("set")) {
+    ConfigObject set = c.object("set");
+    for (const auto& kv : set.raw()) {
+      std::string p(kv.key());
+      check_pointer_syntax(p, set.path(kv.key()));
+      r.rewrite.set.emplace_back(std::move(p), kv.value());
+    }
+  }
+  auto remove = c.strings("remove", std::vector<std::string>{});
+  for (std::size_t i = 0; i < remove.size(); ++i) {
+    check_pointer_syntax(remove[i], c.path("remove") + "/" + std::to_string(i));
+    r.rewrite.remove.push_back(remove[i]);
+  }
+  if (r.verdict == Verdict::keep && r.rewrite.empty() && c.has("reason"))
+    throw ConfigError(c.path("reason"), "a \"keep\" rule without rewrites has no use for a "
+                                        "reason; set \"verdict\" to \"ask\" or \"deny\"");
+  return r;
+}
+
+class Policy {
+ public:
+  explicit Policy(sdk::Init& init) {
+    ConfigObject c(init.config(), "");
+    c.only({"rules", "default", "default_reason"});
+    if (c.has("rules")) {
+      const auto& rules = c.array("rules");
+      for (std::size_t i = 0; i < rules.size(); ++i)
+        rules_.push_back(parse_rule(rules[i], "/rules/" + std::to_string(i)));
+    }
+    default_ = parse_verdict(c, "default", "keep");
+    default_reason_ = c.string("default_reason", "");
+    if ((default_ == Verdict::ask || default_ == Verdict::deny) && default_reason_.empty())
+      throw ConfigError("/default_reason", "a default of \"ask\" or \"deny\" needs a reason; add "
+                                           "\"default_reason\": \"...\"");
+    init.pre_execute("rules", [this](const sdk::Call& call) { return decide(call); });
+  }
+
+ private:
+  sdk::PreVerdict decide(const sdk::Call& call) const {
+    LazyArgs args(call);
+    for (const Rule& r : rules_) {
+      if (!r.tools.matches(call.tool())) continue;
+      bool all = true;
+      for (const Condition& cond : r.when)
+        if (!cond.holds(args)) {
+          all = false;
+          break;
+        }
+      if (!all) continue;
+      sdk::PreVerdict v = to_sdk(r.verdict, r.reason);
+      if (!r.rewrite.empty()) {
+        json::object rewritten = args.object();
+        r.rewrite.apply(rewritten);
+        v = std::move(v).with_arguments(std::move(rewritten));
+      }
+      return v;
+    }
+    return to_sdk(default_, default_reason_);
+  }
+
+  std::vector<Rule> rules_;
+  Verdict default_ = Verdict::keep;
+  std::string default_reason_;
+};
+
+}  // namespace
+}  // namespace tgp::policy
+
+TOOLGATE_PLUGIN(tgp::policy::Policy, "toolgate.policy", "1.0.0", TG_CAP_PRE_EXECUTE, 0)
