@@ -3,6 +3,8 @@
 
 #include <toolgate/host.hpp>
 
+#include "../reload/probe.hpp"
+
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -25,6 +27,9 @@ void usage(std::FILE* out) {
       "  call M... --tool NAME [--args JSON] [--approve yes|no|prompt]\n"
       "            [--trace] [--events FILE]\n"
       "                                one call of a sample tool (greet, slow)\n"
+      "  watch M... [--call TOOL --args JSON --every MS] [--no-probe]\n"
+      "                                reload on every change (and SIGHUP), one line\n"
+      "                                per reload; optionally make a call repeatedly\n"
       "  help                          this text\n"
       "\n"
       "M is a manifest file or a folder (its *.json files, in name order); several\n"
@@ -56,6 +61,9 @@ int main(int argc, char** argv) {
     if (cmd == "call") return toolgate::cli::run_call(args);
     if (cmd == "check") return toolgate::cli::run_check(args);
     if (cmd == "plan") return toolgate::cli::run_plan(args);
+    if (cmd == "watch") return toolgate::cli::run_watch(args);
+    // The child side of hot reload's probe: load a candidate, init, exit.
+    if (cmd == "__probe") return toolgate::detail::probe_main(args);
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
       usage(stdout);
       return 0;

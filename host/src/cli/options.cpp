@@ -47,10 +47,13 @@ Args parse_common(const Args& args, CommonOptions& out, const std::vector<std::s
   return rest;
 }
 
+std::vector<ToolDefinition> sample_tools() {
+  return {samples::greeting_tool(), samples::slow_tool()};
+}
+
 std::unique_ptr<Host> make_host(const CommonOptions& o, LoadReport* report) {
   auto host = std::make_unique<Host>();
-  host->register_tool(samples::greeting_tool());
-  host->register_tool(samples::slow_tool());
+  for (auto def : sample_tools()) host->register_tool(std::move(def));
   std::vector<std::filesystem::path> paths(o.manifests.begin(), o.manifests.end());
   LoadReport r;
   if (!paths.empty() || !o.load.disable.empty()) r = host->load_manifests(paths, o.load);

@@ -35,6 +35,9 @@ Args parse_common(const Args& args, CommonOptions& out,
                   const std::vector<std::string>& value_flags = {},
                   const std::vector<std::string>& bool_flags = {});
 
+// The sample tools every command offers (greet, slow).
+std::vector<ToolDefinition> sample_tools();
+
 // A host with the sample tools and the manifests loaded; throws LoadError.
 std::unique_ptr<Host> make_host(const CommonOptions& o, LoadReport* report = nullptr);
 

@@ -10,10 +10,12 @@
 #include <openssl/evp.h>
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 namespace toolgate::detail {
@@ -86,6 +88,35 @@ StageKind stage_of(std::uint32_t cap) {
   }
 }
 
+// A truncated or half-written ELF file maps fine but faults (SIGBUS) when
+// the loader touches a segment past the end of the file.  So before dlopen,
+// check that every part the headers promise is really in the file.
+std::string elf_incomplete(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) return "cannot be read";
+  const auto size = static_cast<std::uint64_t>(in.tellg());
+  in.seekg(0);
+  Elf64_Ehdr eh{};
+  if (size < sizeof eh || !in.read(reinterpret_cast<char*>(&eh), sizeof eh) ||
+      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+    return "is not an ELF file (" + std::to_string(size) + " bytes)";
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64) return "is not a 64-bit ELF file";
+  auto beyond = [&](std::uint64_t off, std::uint64_t len) { return off > size || len > size - off; };
+  if (eh.e_phentsize != sizeof(Elf64_Phdr) ||
+      beyond(eh.e_phoff, std::uint64_t(eh.e_phnum) * sizeof(Elf64_Phdr)))
+    return "is truncated (its program headers run past the end of the file)";
+  if (eh.e_shnum && beyond(eh.e_shoff, std::uint64_t(eh.e_shnum) * eh.e_shentsize))
+    return "is truncated (its section headers run past the end of the file)";
+  in.seekg(static_cast<std::streamoff>(eh.e_phoff));
+  for (unsigned i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph{};
+    if (!in.read(reinterpret_cast<char*>(&ph), sizeof ph)) return "is truncated";
+    if (ph.p_type == PT_LOAD && beyond(ph.p_offset, ph.p_filesz))
+      return "is truncated (a loadable segment runs past the end of the file: still being written?)";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string sha256_file(const fs::path& file) {
@@ -153,6 +184,10 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
       fail("SHA-256 mismatch: the manifest pins " + *mp.sha256 + " but the file is " + actual,
            "if the new build is intended, update \"sha256\" to " + actual, "/sha256");
   }
+
+  if (auto why = elf_incomplete(file); !why.empty())
+    fail("cannot be loaded: the file " + why,
+         "wait for the build to finish, or rebuild the plugin", "/path");
 
   auto loaded = std::make_shared<LoadedPlugin>();
   auto inst = std::make_shared<PluginInstance>();

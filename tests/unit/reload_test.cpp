@@ -1,0 +1,325 @@
+// Hot reload (issue 4, SPEC §5): swaps under load never let a call through
+// unguarded; every failure leaves the old generation serving; old images
+// drain and really leave the process; state is handed over.
+#include "test_support.hpp"
+
+#include "sample_tools.hpp"
+
+#include <set>
+#include <thread>
+
+using namespace tgtest;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool toolgate_test_mapped(const std::string& path) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find(path) != std::string::npos) return true;
+  return false;
+}
+
+// A stack with one locked layer holding reload.guard, whose file is
+// replaced by "rebuilding" (copy + rename, as a build system does).
+struct ReloadFixture {
+  TempDir dir;
+  fs::path plugin = dir.path / "guard.so";
+  fs::path manifest = dir.path / "stack.json";
+  std::shared_ptr<Recorder> recorder = std::make_shared<Recorder>();
+  std::unique_ptr<Host> host;
+
+  explicit ReloadFixture(const std::string& variant = "reload_guard_a", bool locked = true,
+                         HostOptions ho = {}) {
+    install(variant);
+    write_manifest("{}", locked);
+    host = std::make_unique<Host>(ho);
+    host->register_tool(toolgate::samples::greeting_tool());
+    host->register_tool(toolgate::samples::slow_tool());
+    auto rec = recorder;
+    host->subscribe([rec](const Event& e) { (*rec)(e); });
+  }
+
+  void install(const std::string& variant) {
+    auto tmp = dir.path / ".guard.so.tmp";
+    fs::copy_file(test_plugin(variant), tmp, fs::copy_options::overwrite_existing);
+    fs::rename(tmp, plugin);  // atomic replace
+  }
+  void write_manifest(const std::string& config, bool locked = true) {
+    std::ofstream(manifest) << R"({"toolgate":1,"layer":{"name":"security","locked":)"
+                            << (locked ? "true" : "false")
+                            << R"(},"plugins":[{"id":"reload.guard","path":"guard.so","config":)"
+                            << config << "}]}";
+  }
+  ReloadReport enable(bool watch = false, bool probe = false) {
+    ReloadOptions o;
+    o.manifests = {manifest};
+    o.watch = watch;
+    if (probe) o.probe_command = {TOOLGATE_CLI, "__probe"};
+    return host->enable_reload(o);
+  }
+  ToolResult greet(const std::string& name) {
+    ToolCall c;
+    c.identity.tool = "greet";
+    c.arguments = json::object{{"name", name}};
+    return host->call(std::move(c));
+  }
+  // Waits (generously) for an event of `type`; returns its data.
+  std::optional<json::object> wait_for(const std::string& type, std::chrono::seconds max = std::chrono::seconds(10)) {
+    auto until = std::chrono::steady_clock::now() + max;
+    while (std::chrono::steady_clock::now() < until) {
+      auto ev = recorder->of_type(type);
+      if (!ev.empty()) return ev.back().data;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+TEST(Reload, ASwapChangesWhatTheGuardDenies) {
+  ReloadFixture f;
+  auto first = f.enable();
+  ASSERT_TRUE(first.ok) << first.error;
+  EXPECT_EQ(code_of(f.greet("A")), "denied");
+  EXPECT_FALSE(f.greet("B").is_error);
+  f.install("reload_guard_b");
+  auto r = f.host->reload();
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.changed);
+  EXPECT_EQ(r.reloaded, std::vector<std::string>{"reload.guard"});
+  EXPECT_GT(r.generation, first.generation);
+  EXPECT_FALSE(f.greet("A").is_error);
+  EXPECT_EQ(code_of(f.greet("B")), "denied");
+}
+
+TEST(Reload, SameContentIsNotReloaded) {
+  ReloadFixture f;
+  auto first = f.enable();
+  f.install("reload_guard_a");  // a new file, same bytes
+  auto r = f.host->reload();
+  EXPECT_TRUE(r.ok);
+  EXPECT_FALSE(r.changed);
+  EXPECT_EQ(r.generation, first.generation);
+}
+
+TEST(Reload, EightCallersFiftySwapsNoCallUnguardedNoneFailed) {
+  ReloadFixture f;
+  ASSERT_TRUE(f.enable().ok);
+  std::mutex m;
+  std::map<std::uint64_t, char> variant_of;  // generation -> the name it denies
+  variant_of[f.host->generation()] = 'A';
+  std::atomic<bool> stop{false};
+  std::atomic<int> calls{0}, failures{0};
+  struct Seen {
+    std::string call_id;
+    char name;
+    bool denied;
+  };
+  std::vector<std::vector<Seen>> seen(8);
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 8; ++t)
+    callers.emplace_back([&, t] {
+      for (int i = 0; !stop; ++i) {
+        char name = (i + t) % 2 ? 'A' : 'B';
+        ToolCall c;
+        c.identity.tool = "greet";
+        c.identity.call_id = "t" + std::to_string(t) + "-" + std::to_string(i);
+        c.arguments = json::object{{"name", std::string(1, name)}};
+        auto r = f.host->call(std::move(c));
+        if (r.is_error && code_of(r) != "denied") ++failures;
+        seen[t].push_back({"t" + std::to_string(t) + "-" + std::to_string(i), name, r.is_error});
+        ++calls;
+      }
+    });
+  for (int swap = 1; swap <= 50; ++swap) {
+    char next = swap % 2 ? 'B' : 'A';
+    f.install(next == 'A' ? "reload_guard_a" : "reload_guard_b");
+    auto r = f.host->reload();
+    ASSERT_TRUE(r.ok) << r.error;
+    {
+      std::lock_guard lock(m);
+      variant_of[r.generation] = next;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  stop = true;
+  for (auto& c : callers) c.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_GT(calls.load(), 100);
+  // Which generation served each call, and did the guard run in it?
+  std::map<std::string, std::uint64_t> served;
+  std::set<std::string> guarded;
+  for (const auto& e : f.recorder->events) {
+    if (e.type == "tool/result") served[e.call_id] = e.generation;
+    if (e.type == "hook/result" && e.data.at("source") == "reload.guard/guard") guarded.insert(e.call_id);
+  }
+  int checked = 0;
+  for (const auto& per_thread : seen)
+    for (const auto& s : per_thread) {
+      ASSERT_TRUE(served.count(s.call_id)) << s.call_id;
+      EXPECT_TRUE(guarded.count(s.call_id)) << s.call_id << " ran without the guard";
+      char denies = variant_of.at(served[s.call_id]);
+      EXPECT_EQ(s.denied, s.name == denies) << s.call_id << " generation " << served[s.call_id];
+      ++checked;
+    }
+  EXPECT_EQ(checked, calls.load());
+}
+
+TEST(Reload, TheWatcherPicksUpARebuiltPlugin) {
+  ReloadFixture f;
+  ASSERT_TRUE(f.enable(/*watch=*/true).ok);
+  auto before = f.host->generation();
+  f.install("reload_guard_b");
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (f.host->generation() == before && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_GT(f.host->generation(), before);
+  EXPECT_EQ(code_of(f.greet("B")), "denied");
+}
+
+TEST(Reload, EveryFailureLeavesTheOldGenerationServing) {
+  struct Case {
+    const char* name;
+    std::function<void(ReloadFixture&)> break_it;
+    const char* expect;
+    bool probe = false;
+  };
+  const std::vector<Case> cases = {
+      {"missing entry symbol", [](ReloadFixture& f) { f.install("variant_no_entry"); },
+       "does not export the entry symbol"},
+      {"ABI mismatch", [](ReloadFixture& f) { f.install("variant_major_mismatch"); }, "ABI 2.0"},
+      {"crash in init, caught by the probe", [](ReloadFixture& f) { f.install("reload_guard_crash_init"); },
+       "crashed in the probe process", true},
+      {"error in init", [](ReloadFixture& f) { f.install("reload_guard_fail_init"); },
+       "reload_guard refuses to start"},
+      {"error in init, probe", [](ReloadFixture& f) { f.install("reload_guard_fail_init"); },
+       "reload_guard refuses to start", true},
+      {"rejected config (manifest)", [](ReloadFixture& f) { f.write_manifest("[]"); },
+       "expected an object"},
+      {"truncated file",
+       [](ReloadFixture& f) {
+         std::ifstream in(test_plugin("reload_guard_b"), std::ios::binary);
+         std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+         std::ofstream(f.dir.path / ".t", std::ios::binary).write(bytes.data(), bytes.size() / 3);
+         fs::rename(f.dir.path / ".t", f.plugin);
+       },
+       "cannot be loaded"},
+      {"a build that drops the locked guard", [](ReloadFixture& f) { f.install("reload_guard_drop_guard"); },
+       "would drop it: guard hook reload.guard/guard is locked"},
+      {"the new version refuses the state", [](ReloadFixture& f) { f.install("reload_guard_refuse_state"); },
+       "refused the old version's state"},
+      {"plugin file deleted", [](ReloadFixture& f) { fs::remove(f.plugin); }, "does not exist"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    ReloadFixture f;
+    ReloadOptions o;
+    o.manifests = {f.manifest};
+    o.watch = false;
+    if (c.probe) o.probe_command = {TOOLGATE_CLI, "__probe"};
+    ASSERT_TRUE(f.host->enable_reload(o).ok);
+    auto gen = f.host->generation();
+    c.break_it(f);
+    auto r = f.host->reload();
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find(c.expect), std::string::npos) << r.error;
+    EXPECT_EQ(f.host->generation(), gen);
+    EXPECT_EQ(code_of(f.greet("A")), "denied");  // the old guard still serves
+    EXPECT_FALSE(f.greet("B").is_error);
+    auto failed = f.recorder->of_type("plugin/reload-failed");
+    ASSERT_EQ(failed.size(), 1u);
+    EXPECT_NE(std::string(failed[0].data.at("error").as_string()).find(c.expect), std::string::npos);
+    // And once fixed, it reloads.
+    f.write_manifest("{}");
+    f.install("reload_guard_b");
+    auto fixed = f.host->reload();
+    EXPECT_TRUE(fixed.ok) << fixed.error;
+    EXPECT_EQ(code_of(f.greet("B")), "denied");
+  }
+}
+
+TEST(Reload, AnInFlightCallDrainsOnTheOldGenerationThenItsImageLeaves) {
+  ReloadFixture f;
+  ASSERT_TRUE(f.enable().ok);
+  auto old_gen = f.host->generation();
+  // The guard applies to every tool: a slow call holds the old generation.
+  std::thread slow([&] {
+    ToolCall c;
+    c.identity.tool = "slow";
+    c.identity.call_id = "slow-call";
+    c.arguments = json::object{{"ms", 300}};
+    EXPECT_FALSE(f.host->call(std::move(c)).is_error);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  f.install("reload_guard_b");
+  auto r = f.host->reload();
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(code_of(f.greet("B")), "denied");  // new calls: new generation
+  // Not unloaded while the slow call runs.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(f.recorder->of_type("plugin/unloaded").empty());
+  slow.join();
+  auto unloaded = f.wait_for("plugin/unloaded");
+  ASSERT_TRUE(unloaded) << "the old image was never reported unloaded";
+  std::string path(unloaded->at("path").as_string());
+  EXPECT_FALSE(toolgate_test_mapped(path));
+  std::uint64_t slow_gen = 0;
+  for (const auto& e : f.recorder->of_type("tool/result"))
+    if (e.call_id == "slow-call") slow_gen = e.generation;
+  EXPECT_EQ(slow_gen, old_gen);
+}
+
+TEST(Reload, APinnedImageIsReportedNotClaimedUnloaded) {
+  ReloadFixture f("reload_pinned", /*locked=*/false);
+  ASSERT_TRUE(f.enable().ok);
+  f.greet("x");  // touches the thread_local on this (still running) thread
+  f.install("reload_guard_a");
+  ASSERT_TRUE(f.host->reload().ok);
+  auto pinned = f.wait_for("plugin/pinned");
+  ASSERT_TRUE(pinned);
+  EXPECT_NE(std::string(pinned->at("why").as_string()).find("still mapped"), std::string::npos);
+  EXPECT_TRUE(f.recorder->of_type("plugin/unloaded").empty());
+}
+
+TEST(Reload, StateIsHandedToTheNewVersion) {
+  ReloadFixture f;
+  ASSERT_TRUE(f.enable().ok);
+  for (int i = 0; i < 5; ++i) f.greet("x");
+  f.install("reload_guard_b");
+  ASSERT_TRUE(f.host->reload().ok);
+  f.greet("x");
+  auto seen = f.recorder->of_type("reload/seen");
+  ASSERT_EQ(seen.size(), 6u);
+  EXPECT_EQ(seen.back().data.at("variant"), "B");
+  EXPECT_EQ(seen.back().data.at("seen"), 6);  // 5 from A, carried over, +1
+}
+
+TEST(Reload, NoValidGenerationMeansEveryCallIsDenied) {
+  HostOptions ho;
+  ho.deny_until_loaded = true;
+  ReloadFixture f("reload_guard_fail_init", true, ho);
+  auto r = f.enable();
+  EXPECT_FALSE(r.ok);
+  auto res = f.greet("B");
+  EXPECT_EQ(code_of(res), "denied");
+  EXPECT_NE(res.error->message.find("no valid plugin generation"), std::string::npos);
+  f.install("reload_guard_a");
+  ASSERT_TRUE(f.host->reload().ok);
+  EXPECT_FALSE(f.greet("B").is_error);
+  EXPECT_EQ(code_of(f.greet("A")), "denied");
+}
+
+TEST(Reload, EventsNameTheirGeneration) {
+  ReloadFixture f;
+  ASSERT_TRUE(f.enable().ok);
+  f.install("reload_guard_b");
+  auto r = f.host->reload();
+  auto reloaded = f.recorder->of_type("plugin/reloaded");
+  ASSERT_FALSE(reloaded.empty());
+  EXPECT_EQ(reloaded.back().generation, r.generation);
+  f.greet("x");
+  for (const auto& e : f.recorder->of_type("tool/result")) EXPECT_EQ(e.generation, r.generation);
+}
