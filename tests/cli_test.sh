@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# cli_test.sh TOOLGATE SAMPLES_DIR -- the CLI's contract: exit codes (0 ok,
+# cli_test.sh TOOLGATE SAMPLES_DIR TEST_PLUGINS_DIR -- the CLI's contract: exit codes (0 ok,
 # 1 failure, 2 usage), errors on stderr, results on stdout, and what check,
 # plan and call print for the layered sample manifests.
 set -uo pipefail
 tg=$1
 m=$2/manifests
+test_plugins=$3
 fails=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -85,6 +86,34 @@ expect "--approve prompt without a terminal" 1 '"code":"approval_unavailable"' \
 if grep -q '"type":"tool/result"' "$work/events.jsonl" 2>/dev/null; then echo "ok   --events writes JSON lines"; else
   echo "FAIL --events"; fails=$((fails + 1)); fi
 expect "bad --args is invalid_arguments" 1 '"code":"invalid_arguments"' "$tg" call "$m/layers" --tool greet --args '{oops'
+
+# watch: one line per reload, failures keep the old generation, SIGTERM ends it.
+mkdir -p "$work/w"
+cp "$test_plugins/reload_guard_a.so" "$work/w/guard.so"
+printf '{"toolgate":1,"plugins":[{"id":"reload.guard","path":"guard.so"}]}' > "$work/w/m.json"
+"$tg" watch "$work/w/m.json" --call greet --args '{"name":"B"}' --every 50 > "$work/watch.out" 2>&1 &
+wpid=$!
+wait_for() {  # wait_for REGEX: up to 10 s for a line in watch.out
+  for _ in $(seq 200); do grep -Eq -- "$1" "$work/watch.out" && return 0; sleep 0.05; done
+  return 1
+}
+step() {
+  if wait_for "$2"; then echo "ok   watch: $1"; else
+    echo "FAIL watch: $1"; sed 's/^/    /' "$work/watch.out"; fails=$((fails + 1)); fi
+}
+step "initial load" '^reloaded reload.guard in [0-9]+ ms, generation [0-9]+$'
+step "calls run" '"text":"Hello, B!"'
+cp "$test_plugins/reload_guard_b.so" "$work/w/.g" && mv "$work/w/.g" "$work/w/guard.so"
+step "a rebuilt plugin is reloaded" 'variant B denies B'
+cp "$test_plugins/variant_no_entry.so" "$work/w/.g" && mv "$work/w/.g" "$work/w/guard.so"
+step "a broken build changes nothing" '^reload failed, generation [0-9]+ keeps serving: .*does not export the entry symbol'
+kill -HUP $wpid
+sleep 0.2
+kill -TERM $wpid
+wait $wpid
+status=$?
+if [ $status = 0 ] && tail -1 "$work/watch.out" | grep -q 'variant B denies B'; then echo "ok   watch ends cleanly, old generation still serving"; else
+  echo "FAIL watch end (status $status)"; tail -3 "$work/watch.out"; fails=$((fails + 1)); fi
 
 echo "$fails failure(s)"
 [ "$fails" = 0 ]
