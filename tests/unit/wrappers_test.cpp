@@ -60,7 +60,7 @@ TEST(Wrappers, AFabricatedResultIsRejected) {
   f.host.add_execute_wrapper("w", {"liar"}, [](const HookCall&, const std::shared_ptr<Signal>& s,
                                                Next& next) -> const ExecResult& {
     next(s);
-    static ExecResult fake{false, json::string("all good"), "", "", "", ""};
+    static ExecResult fake{false, json::string("all good"), {}, "", "", "", ""};
     return fake;
   });
   auto r = f.call("echo", {{"fail", true}});
@@ -167,4 +167,21 @@ TEST(ToolBody, CustomRenderAndARenderThatThrows) {
   auto r2 = host2.call(c);
   EXPECT_TRUE(r2.is_error);
   EXPECT_EQ(r2.error->stage, "render");
+}
+
+TEST(ToolBody, ContentFromTheToolSkipsRenderAndNullValueMeansNone) {
+  Host host;
+  ToolDefinition t;
+  t.name = "mcp-like";
+  t.execute = [](const ToolContext&) {
+    return ToolOutput::success(nullptr, json::array{text_block("from the server")});
+  };
+  t.render = [](const json::value&) -> json::array { throw std::runtime_error("must not run"); };
+  host.register_tool(t);
+  ToolCall c;
+  c.identity.tool = "mcp-like";
+  auto r = host.call(c);
+  ASSERT_FALSE(r.is_error) << json::serialize(r.to_json());
+  EXPECT_EQ(r.content.at(0).at("text"), "from the server");
+  EXPECT_FALSE(r.value.has_value());
 }

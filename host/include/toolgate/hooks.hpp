@@ -92,6 +92,7 @@ using GuardFn = std::function<std::optional<std::string>(const HookCall&)>;
 struct ExecResult {
   bool is_error = false;
   boost::json::value value;  // when !is_error
+  std::optional<boost::json::array> content;  // pre-rendered, see ToolOutput
   std::string error_code;    // when is_error
   std::string message;
   std::string stage;
@@ -150,9 +151,15 @@ struct ToolOutput {
   boost::json::value value;
   std::string error_code = "tool_error";  // tool_error, timeout or cancelled
   std::string message;
-  static ToolOutput success(boost::json::value v) { return {true, std::move(v), {}, {}}; }
+  // Content blocks the tool already has (an MCP server's result): render is
+  // skipped, and a null value means "no value" (no structuredContent).
+  std::optional<boost::json::array> content;
+  static ToolOutput success(boost::json::value v) { return {true, std::move(v), {}, {}, {}}; }
+  static ToolOutput success(boost::json::value v, boost::json::array content) {
+    return {true, std::move(v), {}, {}, std::move(content)};
+  }
   static ToolOutput failure(std::string msg, std::string code = "tool_error") {
-    return {false, {}, std::move(code), std::move(msg)};
+    return {false, {}, std::move(code), std::move(msg), {}};
   }
 };
 struct ToolDefinition {

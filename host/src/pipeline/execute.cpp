@@ -43,7 +43,7 @@ class ChainNext final : public Next {
 };
 
 ExecResult wrapper_error(const std::string& id, std::string message) {
-  return ExecResult{true, {}, std::string(error_code::plugin_error),
+  return ExecResult{true, {}, {}, std::string(error_code::plugin_error),
                     std::move(message), std::string(stage::execute), id};
 }
 
@@ -98,6 +98,7 @@ ExecResult Chain::body(const std::shared_ptr<Signal>& signal) {
   if (!ok) out = ToolOutput::failure("tool " + tool.def.name + " " + what);
   if (out.ok) {
     r.value = std::move(out.value);
+    r.content = std::move(out.content);
   } else {
     r.is_error = true;
     r.message = out.message.empty() ? "tool " + tool.def.name + " failed" : out.message;
@@ -148,6 +149,15 @@ void run_execute(CallState& s) {
   // Stage 5: render the value into content blocks.
   boost::json::array content;
   const auto& def = s.tool->def;
+  if (r.content) {
+    // The tool brought its own content (an MCP server's result).
+    ToolResult pre;
+    pre.content = std::move(*r.content);
+    if (!r.value.is_null()) pre.value = std::move(r.value);
+    s.candidate = pre.to_json();
+    s.candidate_writer = def.name;
+    return;
+  }
   if (def.render) {
     std::string what;
     auto start = Clock::now();
