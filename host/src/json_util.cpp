@@ -2,6 +2,7 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/parse_options.hpp>
+#include <boost/json/serializer.hpp>
 
 #include <utility>
 #include <vector>
@@ -43,7 +44,9 @@ static std::string escape_token(std::string_view k) {
   return out;
 }
 
-std::optional<std::string> find_invalid_utf8(const json::value& root) {
+// Builds the JSON Pointer of the first invalid string (slow path, only run
+// once a failure is known to exist).
+static std::optional<std::string> locate_invalid_utf8(const json::value& root) {
   std::vector<std::pair<const json::value*, std::string>> stack{{&root, ""}};
   while (!stack.empty()) {
     auto [v, path] = std::move(stack.back());
@@ -62,6 +65,36 @@ std::optional<std::string> find_invalid_utf8(const json::value& root) {
     }
   }
   return std::nullopt;
+}
+
+std::optional<std::string> find_invalid_utf8(const json::value& root) {
+  // Fast path: no allocation beyond a small stack of pointers.
+  std::vector<const json::value*> stack{&root};
+  stack.reserve(16);
+  while (!stack.empty()) {
+    const json::value* v = stack.back();
+    stack.pop_back();
+    if (v->is_string()) {
+      if (!valid_utf8(v->get_string())) return locate_invalid_utf8(root);
+    } else if (v->is_array()) {
+      for (const auto& x : v->get_array()) stack.push_back(&x);
+    } else if (v->is_object()) {
+      for (const auto& kv : v->get_object()) {
+        if (!valid_utf8(kv.key())) return locate_invalid_utf8(root);
+        stack.push_back(&kv.value());
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::size_t serialized_size(const json::value& v, std::size_t stop_after) {
+  json::serializer sr;
+  sr.reset(&v);
+  char buf[4096];
+  std::size_t n = 0;
+  while (!sr.done() && n <= stop_after) n += sr.read(buf, sizeof buf).size();
+  return n;
 }
 
 std::optional<json::value> parse_untrusted(std::string_view text,

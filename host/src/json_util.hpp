@@ -16,6 +16,10 @@ bool valid_utf8(std::string_view s);
 // nullopt when all are.  Iterative: deep input cannot blow the stack.
 std::optional<std::string> find_invalid_utf8(const boost::json::value& v);
 
+// The length of v's JSON text, computed without allocating; stops counting
+// (and returns a larger number) once past `stop_after`.
+std::size_t serialized_size(const boost::json::value& v, std::size_t stop_after);
+
 // Parses untrusted JSON text with a nesting limit; nullopt and a message
 // saying what and where on failure.  Invalid UTF-8 is rejected by the parser.
 std::optional<boost::json::value> parse_untrusted(std::string_view text,

@@ -31,14 +31,18 @@ static const json::string* string_field(const json::object& o,
                                                    : nullptr;
 }
 
-std::optional<ToolResult> ToolResult::from_json(const json::value& v,
-                                                std::string* why) {
+std::optional<ToolResult> ToolResult::from_json(const json::value& v, std::string* why) {
+  json::value copy = v;
+  return from_json(std::move(copy), why);
+}
+
+std::optional<ToolResult> ToolResult::from_json(json::value&& v, std::string* why) {
   auto bad = [&](std::string w) -> std::optional<ToolResult> {
     if (why) *why = std::move(w);
     return std::nullopt;
   };
   if (!v.is_object()) return bad("the result is not a JSON object");
-  const auto& o = v.get_object();
+  auto& o = v.get_object();
   for (const auto& kv : o) {
     auto k = kv.key();
     if (k != "isError" && k != "content" && k != "value" && k != "error")
@@ -53,8 +57,8 @@ std::optional<ToolResult> ToolResult::from_json(const json::value& v,
   auto content = o.find("content");
   if (content == o.end() || !content->value().is_array())
     return bad("/content must be an array of content blocks");
-  r.content = content->value().get_array();
-  if (auto it = o.find("value"); it != o.end()) r.value = it->value();
+  r.content = std::move(content->value().get_array());
+  if (auto it = o.find("value"); it != o.end()) r.value = std::move(it->value());
   if (auto it = o.find("error"); it != o.end()) {
     if (!it->value().is_object()) return bad("/error must be an object");
     const auto& e = it->value().get_object();

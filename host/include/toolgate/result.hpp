@@ -61,6 +61,8 @@ struct ToolResult {
   // *why if the shape is wrong.
   static std::optional<ToolResult> from_json(const boost::json::value& v,
                                              std::string* why);
+  // The same, moving content and value out of `v` instead of copying.
+  static std::optional<ToolResult> from_json(boost::json::value&& v, std::string* why);
 
   static ToolResult success(boost::json::value value,
                             boost::json::array content);

@@ -8,13 +8,13 @@ void run_approval(CallState& s) {
   if (s.decision != Decision::ask) return;
   s.emit("approval/requested", {{"reason", s.decision_reason},
                                 {"source", s.decision_source},
-                                {"arguments", s.arguments}});
+                                {"arguments", s.arguments()}});
   auto start = Clock::now();
   ApprovalAnswer answer = ApprovalAnswer::unavailable;
   std::string what;
   bool ok = true;
   if (s.gen.approver) {
-    ApprovalRequest req{s.identity, s.arguments, s.decision_reason,
+    ApprovalRequest req{s.identity, s.arguments(), s.decision_reason,
                         s.decision_source};
     ok = guarded([&] { answer = s.gen.approver(req); }, &what);
   }

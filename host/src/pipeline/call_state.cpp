@@ -9,7 +9,7 @@ void HookCall::emit(std::string_view type, boost::json::object data) const {
 namespace detail {
 
 HookCall CallState::view(std::string_view stage) const {
-  HookCall v{identity, arguments, original_arguments, stage};
+  HookCall v{identity, arguments(), original_arguments, stage};
   v.decision = decision;
   v.annotations = tool ? tool->def.annotations : 0;
   v.attempt = attempts;
@@ -32,6 +32,7 @@ void CallState::emit(std::string_view type, boost::json::object data) const {
 void CallState::record(std::string_view stage, std::string_view source,
                        std::string_view verdict, std::chrono::nanoseconds took,
                        boost::json::object extra) {
+  if (!tracing) return;
   boost::json::object entry{{"stage", stage},
                             {"source", source},
                             {"verdict", verdict},

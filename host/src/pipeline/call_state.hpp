@@ -50,7 +50,13 @@ struct CallState {
 
   CallIdentity identity;
   boost::json::object original_arguments;
-  boost::json::object arguments;  // current; final after pre-execute
+  // Set by the first pre-execute rewrite; until then the current arguments
+  // are the original ones (no copy per call).
+  std::optional<boost::json::object> rewritten;
+  const boost::json::object& arguments() const { return rewritten ? *rewritten : original_arguments; }
+  // The verdict trail and hook events cost allocations: built only when an
+  // observer or an event subscriber will read them.
+  bool tracing = false;
   const ToolEntry* tool = nullptr;
   std::shared_ptr<Signal> signal;  // the caller's, or a fresh one
 

@@ -8,17 +8,14 @@
 
 namespace toolgate::detail {
 
-static std::string snapshot_problem(const boost::json::value& candidate,
-                                    std::size_t max_bytes,
+static std::string snapshot_problem(boost::json::value& candidate, std::size_t max_bytes,
                                     std::optional<ToolResult>& out) {
   if (auto where = find_invalid_utf8(candidate))
     return "invalid UTF-8 at " + *where;
-  std::size_t bytes = boost::json::serialize(candidate).size();
-  if (bytes > max_bytes)
-    return "the result is " + std::to_string(bytes) + " bytes, over the " +
-           std::to_string(max_bytes) + "-byte limit";
+  if (serialized_size(candidate, max_bytes) > max_bytes)
+    return "the result is larger than the " + std::to_string(max_bytes) + "-byte limit";
   std::string why;
-  out = ToolResult::from_json(candidate, &why);
+  out = ToolResult::from_json(std::move(candidate), &why);  // candidate is done with
   if (!out) return why;
   for (std::size_t i = 0; i < out->content.size(); ++i)
     if (auto p = check_content_block(out->content[i]); !p.empty())

@@ -19,7 +19,8 @@ boost::json::object Outcome::to_json() const {
 namespace detail {
 
 void run_observers(CallState& s) {
-  const Outcome outcome{s.identity, s.original_arguments, s.arguments,
+  if (s.gen.observers.empty()) return;
+  const Outcome outcome{s.identity, s.original_arguments, s.arguments(),
                         s.trail,    s.result,             s.gen.number, &s};
   for (const auto& o : s.gen.observers) {
     if (!o.filter.matches(s.identity.tool)) continue;

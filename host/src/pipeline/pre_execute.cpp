@@ -39,11 +39,13 @@ void run_pre_execute(CallState& s) {
       return;
     }
     boost::json::object extra;
-    if (v.arguments && *v.arguments != s.arguments) {
+    if (v.arguments && *v.arguments != s.arguments()) {
       // Rewrites are attributed: the trail and the event log keep both sides.
-      extra["arguments_before"] = s.arguments;
-      extra["arguments_after"] = *v.arguments;
-      s.arguments = std::move(*v.arguments);
+      if (s.tracing) {
+        extra["arguments_before"] = s.arguments();
+        extra["arguments_after"] = *v.arguments;
+      }
+      s.rewritten = std::move(*v.arguments);
     }
     if (!v.reason.empty()) extra["reason"] = v.reason;
     s.record(stage::pre_execute, hook.id, name, took, std::move(extra));

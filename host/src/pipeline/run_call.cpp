@@ -25,7 +25,6 @@ static void run_stages(CallState& s, ToolCall& call) {
     return;
   }
   s.original_arguments = std::move(call.arguments.get_object());
-  s.arguments = s.original_arguments;
   auto it = s.gen.tools.find(s.identity.tool);
   if (it == s.gen.tools.end()) {
     s.fail(error_code::unknown_tool, "unknown tool \"" + s.identity.tool + "\"",
@@ -54,6 +53,7 @@ ToolResult run_call(const Generation& gen, const HostOptions& options,
   s.identity = std::move(call.identity);
   if (s.identity.call_id.empty()) s.identity.call_id = new_call_id();
   s.signal = call.signal ? std::move(call.signal) : Signal::make();
+  s.tracing = bus.active() || !gen.observers.empty();
   // tool/call is logged before anything runs.
   if (bus.active())
     s.emit("tool/call", {{"tool", s.identity.tool},

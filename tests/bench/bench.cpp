@@ -1,0 +1,276 @@
+// bench.cpp -- what the pipeline costs (issue 7, SPEC §6).  Every
+// comparison is measured side by side in the same run; report.py turns the
+// JSON into the README's table of medians and ratios.
+//
+//   BM_DirectToolBody       parse the call + run the tool body: the floor
+//   BM_PipelineEmpty        the same call through an empty pipeline
+//   BM_TypicalStack/<args>  3 pre, 5 guards, 2 wrappers, 2 post, 1 observer,
+//                           all .so plugins; ~200 B and ~64 KiB arguments;
+//                           1 and 2 threads
+//   BM_OneHook/<kind>       one plugin hook of one kind (per-hook cost)
+//   BM_Guard/<plugin>       each production guard on realistic arguments
+//   BM_SpawnHookProcess     the same decision made by spawning a process
+//   BM_ReloadLatency        rebuilt file complete -> new generation serving
+//
+// Allocations per call are counted by replacing operator new in this binary
+// ("allocs" counter).
+#include <toolgate/host.hpp>
+
+#include <benchmark/benchmark.h>
+#include <boost/json.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <new>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char** environ;
+
+// ---- counting allocator ------------------------------------------------------
+static std::atomic<std::uint64_t> g_allocs{0};
+void* operator new(std::size_t n) {
+  g_allocs.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) { return operator new(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+using namespace toolgate;
+
+// ---- fixtures ---------------------------------------------------------------------
+
+std::string small_call() {
+  // ~200 bytes, the size of a typical tool call.
+  return R"({"tool":"greet","call_id":"c-1","session_id":"s-1","arguments":{"name":"World",)"
+         R"("path":"/workspace/src/main.cpp","command":"ls -la /workspace","mode":"read",)"
+         R"("options":{"recursive":false,"limit":100}}})";
+}
+
+std::string large_call() {
+  std::string blob(64 * 1024, 'x');
+  for (std::size_t i = 0; i < blob.size(); i += 97) blob[i] = ' ';
+  return R"({"tool":"greet","call_id":"c-1","session_id":"s-1","arguments":{"name":"World","content":")" +
+         blob + "\"}}";
+}
+
+ToolDefinition greet_tool() {
+  ToolDefinition t;
+  t.name = "greet";
+  t.execute = [](const ToolContext& c) {
+    const auto* n = c.call.arguments.if_contains("name");
+    return ToolOutput::success(json::string("Hello, " + std::string(n ? n->as_string() : "") + "!"));
+  };
+  return t;
+}
+
+// A temporary folder with manifests pointing at the bench plugins.
+struct Stack {
+  fs::path dir;
+  Stack() {
+    dir = fs::temp_directory_path() / ("toolgate-bench-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+  }
+  ~Stack() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  fs::path write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name) << text;
+    return dir / name;
+  }
+};
+
+std::string plugin_entry(const std::string& id, const std::string& file, const json::object& config) {
+  return json::serialize(json::object{{"id", id}, {"path", file}, {"config", config}});
+}
+
+std::string manifest(const std::vector<std::string>& entries) {
+  std::string s = R"({"toolgate":1,"plugins":[)";
+  for (std::size_t i = 0; i < entries.size(); ++i) s += (i ? "," : "") + entries[i];
+  return s + "]}";
+}
+
+std::string bench_plugin(const std::string& name) {
+  return std::string(TOOLGATE_BENCH_PLUGIN_DIR) + "/" + name + ".so";
+}
+std::string library_plugin(const std::string& name) {
+  return std::string(TOOLGATE_PLUGIN_DIR) + "/toolgate_" + name + ".so";
+}
+
+std::unique_ptr<Host> host_with(const std::vector<std::string>& entries) {
+  static Stack stack;
+  static int n = 0;
+  auto host = std::make_unique<Host>();
+  host->register_tool(greet_tool());
+  if (!entries.empty())
+    host->load_manifest(stack.write("m" + std::to_string(n++) + ".json", manifest(entries)));
+  return host;
+}
+
+void report_allocs(benchmark::State& state, std::uint64_t before) {
+  state.counters["allocs"] = benchmark::Counter(
+      static_cast<double>(g_allocs.load() - before) / static_cast<double>(state.iterations()));
+}
+
+void run_calls(benchmark::State& state, Host& host, const std::string& call) {
+  auto before = g_allocs.load();
+  for (auto _ : state) {
+    ToolResult r = host.call_json(call);
+    if (r.is_error) {
+      state.SkipWithError(("the call failed: " + json::serialize(r.to_json())).c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(r);
+  }
+  if (state.thread_index() == 0) report_allocs(state, before);
+}
+
+// ---- baseline: the tool body called directly, plus one argument parse ----------
+void BM_DirectToolBody(benchmark::State& state) {
+  const std::string call = small_call();
+  auto tool = greet_tool();
+  CallIdentity id;
+  json::object empty;
+  auto signal = Signal::make();
+  auto before = g_allocs.load();
+  for (auto _ : state) {
+    json::value v = json::parse(call);
+    const auto& args = v.as_object().at("arguments").as_object();
+    HookCall view{id, args, args, "execute"};
+    ToolOutput out = tool.execute(ToolContext{view, signal});
+    benchmark::DoNotOptimize(out);
+  }
+  report_allocs(state, before);
+}
+BENCHMARK(BM_DirectToolBody);
+
+void BM_PipelineEmpty(benchmark::State& state) {
+  auto host = host_with({});
+  run_calls(state, *host, small_call());
+}
+BENCHMARK(BM_PipelineEmpty);
+
+// ---- the typical stack --------------------------------------------------------------
+Host& typical_host() {
+  static auto host = host_with({plugin_entry(
+      "bench.stack", bench_plugin("bench_stack"),
+      {{"pre", 3}, {"guards", 5}, {"wrappers", 2}, {"post", 2}, {"observers", 1}})});
+  return *host;
+}
+
+void BM_TypicalStack_Small(benchmark::State& state) {
+  static const std::string call = small_call();
+  run_calls(state, typical_host(), call);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_TypicalStack_Small)->Threads(1)->Threads(2)->UseRealTime();
+
+void BM_TypicalStack_Large(benchmark::State& state) {
+  static const std::string call = large_call();
+  run_calls(state, typical_host(), call);
+}
+BENCHMARK(BM_TypicalStack_Large);
+
+// ---- cost per hook of each kind: one hook, minus BM_PipelineEmpty ------------------
+void BM_OneHook(benchmark::State& state, const char* kind, const char* key) {
+  auto host = host_with({plugin_entry(std::string("bench.") + kind, bench_plugin(std::string("bench_") + kind),
+                                      {{key, 1}})});
+  run_calls(state, *host, small_call());
+}
+BENCHMARK_CAPTURE(BM_OneHook, pre_execute, "pre", "pre");
+BENCHMARK_CAPTURE(BM_OneHook, guard, "guard", "guards");
+BENCHMARK_CAPTURE(BM_OneHook, execute_wrapper, "wrapper", "wrappers");
+BENCHMARK_CAPTURE(BM_OneHook, post_execute, "post", "post");
+BENCHMARK_CAPTURE(BM_OneHook, result_observer, "observer", "observers");
+
+// ---- each production guard, on arguments it must inspect --------------------------
+void BM_Guard(benchmark::State& state, const char* plugin, const char* config, const char* call) {
+  auto host = host_with({plugin_entry(std::string("toolgate.") + plugin, library_plugin(plugin),
+                                      json::parse(config).as_object())});
+  run_calls(state, *host, call);
+}
+BENCHMARK_CAPTURE(BM_Guard, guard_paths, "guard-paths", R"({"read_roots":["/workspace"]})",
+                  R"({"tool":"greet","arguments":{"name":"x","path":"/workspace/src/../src/main.cpp"}})");
+BENCHMARK_CAPTURE(BM_Guard, guard_commands, "guard-commands", R"({"tools":["greet"],"pointers":["/command"]})",
+                  R"({"tool":"greet","arguments":{"name":"x","command":"git status && ls -la src | grep main"}})");
+BENCHMARK_CAPTURE(BM_Guard, guard_secrets, "guard-secrets", R"({"tools":["greet"]})",
+                  R"({"tool":"greet","arguments":{"name":"x","body":"please summarise the build log for the release notes of version 2.4"}})");
+BENCHMARK_CAPTURE(BM_Guard, rate_limit, "rate-limit",
+                  R"({"limits":[{"name":"all","tools":"*","count":1000000000,"seconds":1}]})",
+                  R"({"tool":"greet","session_id":"s","arguments":{"name":"x"}})");
+
+// ---- the same decision by spawning a hook process per call ------------------------
+void BM_SpawnHookProcess(benchmark::State& state) {
+  const std::string call = small_call();
+  std::string exe = TOOLGATE_HOOK_PROCESS;
+  for (auto _ : state) {
+    int in[2], out[2];
+    if (::pipe(in) || ::pipe(out)) {
+      state.SkipWithError("pipe");
+      break;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_addclose(&fa, in[1]);
+    posix_spawn_file_actions_addclose(&fa, out[0]);
+    char* argv[] = {exe.data(), nullptr};
+    pid_t pid;
+    posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(in[0]);
+    ::close(out[1]);
+    (void)!::write(in[1], call.data(), call.size());
+    ::close(in[1]);
+    char buf[256];
+    ssize_t n = ::read(out[0], buf, sizeof buf);
+    benchmark::DoNotOptimize(n);
+    ::close(out[0]);
+    int status;
+    ::waitpid(pid, &status, 0);
+  }
+}
+BENCHMARK(BM_SpawnHookProcess)->Unit(benchmark::kMicrosecond);
+
+// ---- hot reload: rebuilt file complete -> new generation serving -------------------
+void BM_ReloadLatency(benchmark::State& state) {
+  Stack stack;
+  fs::path plugin = stack.dir / "guard.so";
+  fs::copy_file(bench_plugin("bench_guard"), plugin);
+  auto m = stack.write("reload.json", manifest({plugin_entry("bench.guard", "guard.so", {{"guards", 1}})}));
+  Host host;
+  host.register_tool(greet_tool());
+  ReloadOptions o;
+  o.manifests = {m};
+  o.watch = true;
+  host.enable_reload(o);
+  std::string variants[2] = {bench_plugin("bench_guard"), bench_plugin("bench_guard_alt")};
+  int i = 0;
+  for (auto _ : state) {
+    auto before = host.generation();
+    fs::copy_file(variants[++i % 2], stack.dir / ".guard.tmp", fs::copy_options::overwrite_existing);
+    auto start = std::chrono::steady_clock::now();
+    fs::rename(stack.dir / ".guard.tmp", plugin);  // the rebuilt file is complete
+    while (host.generation() == before) std::this_thread::yield();
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+}
+BENCHMARK(BM_ReloadLatency)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(20);
+
+}  // namespace
+
+BENCHMARK_MAIN();
