@@ -12,5 +12,6 @@ int run_demo(const Args& args);   // demo.cpp
 int run_check(const Args& args);  // check.cpp
 int run_plan(const Args& args);   // plan.cpp
 int run_call(const Args& args);   // call.cpp
+int run_audit(const Args& args);  // audit.cpp
 
 }  // namespace toolgate::cli

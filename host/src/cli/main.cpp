@@ -25,6 +25,8 @@ void usage(std::FILE* out) {
       "  call M... --tool NAME [--args JSON] [--approve yes|no|prompt]\n"
       "            [--trace] [--events FILE]\n"
       "                                one call of a sample tool (greet, slow)\n"
+      "  audit verify [--no-genesis] FILE...\n"
+      "                                check audit logs' hash chain (oldest file first)\n"
       "  help                          this text\n"
       "\n"
       "M is a manifest file or a folder (its *.json files, in name order); several\n"
@@ -56,6 +58,7 @@ int main(int argc, char** argv) {
     if (cmd == "call") return toolgate::cli::run_call(args);
     if (cmd == "check") return toolgate::cli::run_check(args);
     if (cmd == "plan") return toolgate::cli::run_plan(args);
+    if (cmd == "audit") return toolgate::cli::run_audit(args);
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
       usage(stdout);
       return 0;
