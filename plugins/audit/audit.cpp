@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 
 namespace sdk = toolgate::sdk;
 
@@ -124,7 +125,7 @@ class Audit {
     WriterOptions o;
     const std::string path = c.string("path");
     if (path.empty()) throw ConfigError("/path", "must name the audit log file, e.g. \"/var/log/toolgate/audit.jsonl\"");
-    o.path = path;
+    o.path = std::filesystem::absolute(path);  // fixed at load, whatever the cwd later
     o.fsync = parse_fsync(c);
     o.max_bytes = static_cast<std::uint64_t>(c.integer("max_bytes", 64LL << 20, 0, 1LL << 50));
     try {

@@ -162,6 +162,7 @@ std::optional<Head> read_last_record(const fs::path& file) {
     if (tail.back() != '\n')
       throw std::runtime_error("the last record of " + file.string() +
                                " is incomplete (no newline at the end: a write was cut short)");
+    if (tail.size() < 2) throw std::runtime_error("the last line of " + file.string() + " is empty");
     const auto nl = tail.find_last_of('\n', tail.size() - 2);
     if (nl != std::string::npos || from == 0) {
       const std::size_t start = nl == std::string::npos ? 0 : nl + 1;

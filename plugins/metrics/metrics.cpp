@@ -72,7 +72,12 @@ class Metrics {
         throw ConfigError("/path", "the folder " + path_.parent_path().string() +
                                        " does not exist; create it or choose another path");
     }
-    write_file();  // fails here (a config error) rather than silently later
+    path_ = fs::absolute(path_);  // fixed at load, whatever the cwd later
+    try {
+      write_file();  // fails here (a config error) rather than silently later
+    } catch (const std::exception& e) {
+      throw ConfigError("/path", std::string(e.what()) + "; choose a path this process can write");
+    }
     init.execute_wrapper("timer", [this](const sdk::Call& call, const sdk::Signal& signal,
                                          const sdk::Next& next) {
       ToolSeries& t = tools_.get(call.tool(), buckets_);

@@ -242,6 +242,13 @@ TEST(AuditPlugin, ARestartContinuesTheChainAndATornLogIsRefused) {
   EXPECT_EQ(e.substr(0, e.find(':')), "/plugins/0/config/path") << e;
   EXPECT_TRUE(has(e, "incomplete")) << e;
   EXPECT_TRUE(has(e, "toolgate audit verify")) << e;
+
+  // A log that ends in an empty line is refused too.
+  const fs::path blank = dir.path / "blank.jsonl";
+  write_lines(blank, {""});
+  LibraryFixture g;
+  e = g.config_error("audit", {{"path", blank.string()}});
+  EXPECT_TRUE(has(e, "is empty")) << e;
 }
 
 TEST(AuditPlugin, ConcurrentCallsAndTwoWritersOnOneLogKeepOneChain) {
