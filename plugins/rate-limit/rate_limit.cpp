@@ -5,8 +5,9 @@
 // call does not count).  One mutex per limit, held for a few arithmetic
 // operations: no global lock, no allocation once a session's bucket exists.
 //
-// Counters live in memory: a host restart or a reload of this plugin starts
-// with full buckets (state handoff across reloads is not in the ABI yet).
+// Counters live in memory.  A hot reload of this plugin hands them to the new
+// instance (export_state / import_state, ABI 1.1): limits are matched by
+// name and `per`; a host restart starts with full buckets.
 #include "token_bucket.hpp"
 
 #include "../common/config.hpp"
@@ -14,7 +15,9 @@
 #include <toolgate/plugin.hpp>
 
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <stdexcept>
 
 namespace sdk = toolgate::sdk;
 
@@ -42,6 +45,53 @@ class RateLimit {
                                                 per_session, count, seconds, burst, max_sessions));
     }
     init.guard("rate", [this](const sdk::Call& call) { return check(call); });
+  }
+
+  // ---- state handoff across a hot reload ----------------------------------
+  // {"format": "toolgate.rate-limit", "version": 1, "limits": [...]}.  A
+  // different format or version, or a malformed document, throws: the host
+  // then rejects the reload and the old generation keeps serving.  Limits
+  // are matched by name (the k-th limit of a name to the k-th) and must have
+  // the same `per`; limits that do not match start full, and buckets are
+  // clamped to the new burst.
+  static constexpr std::int64_t kStateVersion = 1;
+
+  json::value export_state() {
+    const auto now = Clock::now();
+    json::array limits;
+    for (auto& l : limits_) limits.push_back(l->export_state(now));
+    return json::object{{"format", "toolgate.rate-limit"}, {"version", kStateVersion}, {"limits", std::move(limits)}};
+  }
+
+  void import_state(const json::value& state) {
+    const auto* o = state.if_object();
+    const json::value* format = o ? o->if_contains("format") : nullptr;
+    const json::value* version = o ? o->if_contains("version") : nullptr;
+    if (!format || !format->is_string() || format->get_string() != "toolgate.rate-limit")
+      throw std::runtime_error("rate-limit: the handed-over state is not a toolgate.rate-limit state");
+    if (!version || !version->is_int64() || version->get_int64() != kStateVersion)
+      throw std::runtime_error("rate-limit: state version " +
+                               (version ? json::serialize(*version) : std::string("(none)")) +
+                               " is not supported (this version reads version " +
+                               std::to_string(kStateVersion) + ")");
+    const auto* limits = o->if_contains("limits");
+    if (!limits || !limits->is_array()) throw std::runtime_error("rate-limit state: no \"limits\" array");
+    const auto now = Clock::now();
+    std::map<std::string, std::size_t> seen;  // occurrences of each name so far
+    for (const auto& v : limits->get_array()) {
+      const auto* lo = v.if_object();
+      const json::value* name = lo ? lo->if_contains("name") : nullptr;
+      const json::value* per = lo ? lo->if_contains("per") : nullptr;
+      if (!name || !name->is_string() || !per || !per->is_string())
+        throw std::runtime_error("rate-limit state: a limit lacks \"name\" or \"per\"");
+      const std::string n(name->get_string());
+      std::size_t k = seen[n]++;
+      for (auto& l : limits_) {
+        if (l->name() != n || k-- != 0) continue;
+        if ((per->get_string() == "session") == l->per_session()) l->import_state(*lo, now);
+        break;
+      }
+    }
   }
 
  private:

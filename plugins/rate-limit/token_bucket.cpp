@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
+#include <vector>
 
 namespace tgp::ratelimit {
 
@@ -65,6 +67,62 @@ void Limit::refund(std::string_view session) {
     b = &it->second;
   }
   b->tokens = std::min(burst_, b->tokens + 1.0);
+}
+
+boost::json::object Limit::export_state(Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  boost::json::object out{{"name", name_}, {"per", per_session_ ? "session" : "global"}};
+  refill(global_, now);
+  out["tokens"] = global_.tokens;
+  boost::json::array sessions;
+  sessions.reserve(sessions_.size());
+  for (auto& [id, b] : sessions_) {
+    refill(b, now);
+    if (b.tokens >= burst_) continue;  // a full bucket carries no information
+    const auto idle = std::chrono::duration_cast<std::chrono::milliseconds>(now - b.used).count();
+    sessions.push_back(boost::json::array{boost::json::string(id), b.tokens, std::max<std::int64_t>(0, idle)});
+  }
+  out["sessions"] = std::move(sessions);
+  return out;
+}
+
+void Limit::import_state(const boost::json::object& state, Clock::time_point now) {
+  auto number = [](const boost::json::value& v, const char* what) {
+    if (!v.is_number()) throw std::runtime_error(std::string("rate-limit state: ") + what + " is not a number");
+    const double d = v.to_number<double>();
+    if (!(d >= 0) || d > 1e18) throw std::runtime_error(std::string("rate-limit state: ") + what + " is out of range");
+    return d;
+  };
+  const auto* tokens = state.if_contains("tokens");
+  const auto* sessions = state.if_contains("sessions");
+  if (!tokens || !sessions || !sessions->is_array())
+    throw std::runtime_error("rate-limit state: a limit lacks \"tokens\" or \"sessions\"");
+  struct Item {
+    std::string id;
+    double tokens;
+    double idle_ms;
+  };
+  std::vector<Item> items;
+  for (const auto& s : sessions->get_array()) {
+    const auto* a = s.if_array();
+    if (!a || a->size() != 3 || !(*a)[0].is_string())
+      throw std::runtime_error("rate-limit state: a session is not [id, tokens, idle_ms]");
+    items.push_back({std::string((*a)[0].get_string()), number((*a)[1], "session tokens"),
+                     number((*a)[2], "session idle_ms")});
+  }
+  const double global_tokens = number(*tokens, "tokens");
+  // Keep the most recently used sessions if there are more than fit.
+  std::sort(items.begin(), items.end(), [](const Item& x, const Item& y) { return x.idle_ms < y.idle_ms; });
+  if (items.size() > max_sessions_) items.resize(max_sessions_);
+
+  std::lock_guard lock(mutex_);
+  global_ = Bucket{std::min(burst_, global_tokens), now, now};
+  sessions_.clear();
+  for (const auto& it : items) {
+    const auto used = now - std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double, std::milli>(it.idle_ms));
+    sessions_[it.id] = Bucket{std::min(burst_, it.tokens), now, used};
+  }
 }
 
 std::string Limit::describe() const {

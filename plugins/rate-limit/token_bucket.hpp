@@ -8,6 +8,8 @@
 
 #include "../common/glob.hpp"
 
+#include <boost/json.hpp>
+
 #include <chrono>
 #include <mutex>
 #include <string>
@@ -30,6 +32,16 @@ class Limit {
   // Gives back a token taken by take() (when another limit denied the call).
   void refund(std::string_view session);
   std::string describe() const;  // "10 per 60 s per session"
+  bool per_session() const { return per_session_; }
+
+  // State handoff (hot reload).  export_state refills every bucket to `now`
+  // and returns {"name", "per", "tokens", "sessions": [[id, tokens,
+  // idle_ms], ...]}; import_state takes such an object from an older
+  // instance (same name and `per`; the caller checks), clamps tokens to this
+  // limit's burst and keeps at most max_sessions sessions, the most recently
+  // used.  Throws std::runtime_error on a malformed object.
+  boost::json::object export_state(Clock::time_point now);
+  void import_state(const boost::json::object& state, Clock::time_point now);
 
  private:
   struct Bucket {

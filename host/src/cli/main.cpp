@@ -30,6 +30,8 @@ void usage(std::FILE* out) {
       "  watch M... [--call TOOL --args JSON --every MS] [--no-probe]\n"
       "                                reload on every change (and SIGHUP), one line\n"
       "                                per reload; optionally make a call repeatedly\n"
+      "  audit verify [--no-genesis] FILE...\n"
+      "                                check audit logs' hash chain (oldest file first)\n"
       "  help                          this text\n"
       "\n"
       "M is a manifest file or a folder (its *.json files, in name order); several\n"
@@ -64,6 +66,7 @@ int main(int argc, char** argv) {
     if (cmd == "watch") return toolgate::cli::run_watch(args);
     // The child side of hot reload's probe: load a candidate, init, exit.
     if (cmd == "__probe") return toolgate::detail::probe_main(args);
+    if (cmd == "audit") return toolgate::cli::run_audit(args);
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
       usage(stdout);
       return 0;
