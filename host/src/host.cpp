@@ -58,6 +58,22 @@ void Host::register_tool(ToolDefinition tool) {
   });
 }
 
+void Host::set_tools(std::vector<ToolDefinition> tools, bool remove_others) {
+  std::map<std::string, ToolDefinition, std::less<>> incoming;
+  for (auto& t : tools) {
+    if (t.name.empty() || !t.execute)
+      throw std::invalid_argument("a tool needs a name and an execute function");
+    if (incoming.count(t.name))
+      throw std::invalid_argument("tool \"" + t.name + "\" appears twice");
+    auto name = t.name;
+    incoming.emplace(std::move(name), std::move(t));
+  }
+  impl_->reconfigure([&] {
+    if (remove_others) impl_->embedder_tools.clear();
+    for (auto& [name, def] : incoming) impl_->embedder_tools.insert_or_assign(name, std::move(def));
+  });
+}
+
 namespace {
 detail::EmbedderHook embedder_hook(std::string owner, const HookOptions& o, detail::StageKind kind) {
   if (owner.empty() || o.name.empty())

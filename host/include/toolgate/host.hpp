@@ -113,6 +113,12 @@ class Host {
 
   // ---- configuration (control thread; publishes a new generation) --------
   void register_tool(ToolDefinition tool);
+  // Registers `tools` in one new generation, replacing registered tools of
+  // the same names; with `remove_others`, every other tool registered
+  // through this API is removed.  For tool sets owned by someone else (the
+  // MCP gateway's tools/list).  Calls in flight keep the definitions they
+  // started with.
+  void set_tools(std::vector<ToolDefinition> tools, bool remove_others = false);
   // `owner` names the registrant: the hook id is "owner/name".
   void add_pre_execute(std::string owner, HookOptions o, PreExecuteFn fn);
   void add_guard(std::string owner, HookOptions o, GuardFn fn);

@@ -14,5 +14,6 @@ int run_plan(const Args& args);   // plan.cpp
 int run_call(const Args& args);   // call.cpp
 int run_watch(const Args& args);  // watch.cpp
 int run_audit(const Args& args);  // audit.cpp
+int run_mcp(const Args& args);    // mcp.cpp
 
 }  // namespace toolgate::cli

@@ -32,6 +32,11 @@ void usage(std::FILE* out) {
       "                                per reload; optionally make a call repeatedly\n"
       "  audit verify [--no-genesis] FILE...\n"
       "                                check audit logs' hash chain (oldest file first)\n"
+      "  mcp M... [--events FILE] [--max-message-bytes N] -- CMD ARGS...\n"
+      "                                MCP gateway: run CMD as an MCP server on stdio and\n"
+      "                                relay a client on our stdin/stdout to it, every\n"
+      "                                tools/call through the pipeline (asks become\n"
+      "                                elicitation requests to the client)\n"
       "  help                          this text\n"
       "\n"
       "M is a manifest file or a folder (its *.json files, in name order); several\n"
@@ -64,6 +69,7 @@ int main(int argc, char** argv) {
     if (cmd == "check") return toolgate::cli::run_check(args);
     if (cmd == "plan") return toolgate::cli::run_plan(args);
     if (cmd == "watch") return toolgate::cli::run_watch(args);
+    if (cmd == "mcp") return toolgate::cli::run_mcp(args);
     // The child side of hot reload's probe: load a candidate, init, exit.
     if (cmd == "__probe") return toolgate::detail::probe_main(args);
     if (cmd == "audit") return toolgate::cli::run_audit(args);

@@ -1,0 +1,46 @@
+// child_process.hpp -- the MCP server: a child process on pipes.
+//
+// Its stdin and stdout are pipes to us; its stderr is ours (servers log
+// there).  Signal dispositions and the mask are reset to defaults in the
+// child, whatever the gateway ignores or blocks.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace toolgate::mcp {
+
+class ChildProcess {
+ public:
+  // Starts argv[0] (searched in PATH when it has no '/'); throws
+  // std::runtime_error naming the command if it cannot be started.
+  static std::unique_ptr<ChildProcess> spawn(const std::vector<std::string>& argv);
+  ~ChildProcess();  // a child still running is killed and reaped
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  int stdin_fd() const { return in_; }    // write end of its stdin
+  int stdout_fd() const { return out_; }  // read end of its stdout
+  void close_stdin();
+
+  // Its wait status once it has exited (reaped), or nullopt if it is still
+  // running after `timeout`.
+  std::optional<int> wait_for(std::chrono::milliseconds timeout);
+  void send_signal(int sig);
+  // "exited with status 3", "was killed by signal 9 (Killed)".
+  static std::string describe(int wait_status);
+
+ private:
+  ChildProcess() = default;
+  pid_t pid_ = -1;
+  int in_ = -1;
+  int out_ = -1;
+  std::optional<int> status_;
+};
+
+}  // namespace toolgate::mcp

@@ -1,0 +1,60 @@
+// gateway.hpp -- `toolgate mcp`: an MCP client on one side, an MCP server
+// (a child process) on the other, every tools/call through the pipeline.
+//
+// Threads: the caller of run() reads the client; one thread reads the
+// server; tool calls run on a pool of workers (many in flight).  Requests in
+// both directions get fresh ids from the gateway (id_map.hpp), so its own
+// requests (forwarded tools/call, elicitation, tools/list refreshes) never
+// collide with the peers'.
+#pragma once
+
+#include "child_process.hpp"
+#include "framing.hpp"
+
+#include <toolgate/host.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace toolgate::mcp {
+
+struct GatewayOptions {
+  std::size_t max_message_bytes = default_max_message_bytes;
+  std::size_t max_calls_in_flight = 64;  // worker threads; more calls queue
+  // When the client closes its input: how long the server gets to exit
+  // after its stdin is closed, then after SIGTERM, before SIGKILL.
+  std::chrono::milliseconds shutdown_grace{2000};
+  std::chrono::milliseconds terminate_grace{2000};
+  // How often a waiting call re-checks its signal (a client's cancellation
+  // wakes it at once; this bounds the latency of other signals).
+  std::chrono::milliseconds signal_check{5};
+  std::string session_id = "mcp";
+};
+
+class Gateway {
+ public:
+  // Registers the server's tools in `host` (as tools/list results pass) and
+  // sets its approver; `host` must not run calls of those tools after the
+  // gateway is destroyed.  Reads the client from `client_in`, writes it to
+  // `client_out`.
+  Gateway(Host& host, int client_in, int client_out, ChildProcess& server, GatewayOptions options = {});
+  ~Gateway();
+  Gateway(const Gateway&) = delete;
+  Gateway& operator=(const Gateway&) = delete;
+
+  // Relays until the client closes its input -- then shuts the server down
+  // (stdin closed, SIGTERM, SIGKILL) and returns 0 -- or until the server
+  // exits, which fails every pending call and returns 1; exit_reason() says
+  // why.
+  int run();
+  std::string exit_reason() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace toolgate::mcp

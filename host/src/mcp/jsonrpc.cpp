@@ -1,0 +1,111 @@
+#include "jsonrpc.hpp"
+
+#include "../json_util.hpp"
+
+#include <boost/json/serialize.hpp>
+
+namespace toolgate::mcp {
+
+namespace json = boost::json;
+
+namespace {
+const json::value null_value;
+const json::object empty_object;
+
+Message invalid(std::string problem, std::int64_t code, json::value reply_id = nullptr) {
+  Message m;
+  m.kind = Message::Kind::invalid;
+  m.problem = std::move(problem);
+  m.error_code = code;
+  m.reply_id = std::move(reply_id);
+  return m;
+}
+}  // namespace
+
+std::string_view Message::method() const {
+  if (const auto* m = body.if_contains("method"))
+    if (m->is_string()) return m->get_string();
+  return {};
+}
+
+const json::value& Message::id() const {
+  const auto* id = body.if_contains("id");
+  return id ? *id : null_value;
+}
+
+const json::object& Message::params() const {
+  if (const auto* p = body.if_contains("params"))
+    if (p->is_object()) return p->get_object();
+  return empty_object;
+}
+
+bool valid_id(const json::value& id) {
+  return id.is_string() || id.is_int64() || id.is_uint64();
+}
+
+std::string id_key(const json::value& id) {
+  if (id.is_string()) return "s" + std::string(id.get_string());
+  return "n" + json::serialize(id);
+}
+
+Message classify(json::value v) {
+  if (v.is_array()) return invalid("JSON-RPC batches are not supported (MCP 2025-06-18 removed them)",
+                                   rpc_error::invalid_request);
+  auto* o = v.if_object();
+  if (!o) return invalid("a JSON-RPC message must be an object", rpc_error::invalid_request);
+  const auto* id = o->if_contains("id");
+  json::value reply_id = id && valid_id(*id) ? *id : json::value(nullptr);
+  const auto* version = o->if_contains("jsonrpc");
+  if (!version || !version->is_string() || version->get_string() != "2.0")
+    return invalid("\"jsonrpc\" must be \"2.0\"", rpc_error::invalid_request, reply_id);
+  const auto* method = o->if_contains("method");
+  Message m;
+  if (method) {
+    if (!method->is_string() || method->get_string().empty())
+      return invalid("\"method\" must be a non-empty string", rpc_error::invalid_request, reply_id);
+    if (const auto* p = o->if_contains("params"); p && !p->is_object() && !p->is_array())
+      return invalid("\"params\" must be an object", rpc_error::invalid_request, reply_id);
+    if (id && !valid_id(*id))
+      return invalid("\"id\" must be a string or an integer", rpc_error::invalid_request);
+    m.kind = id ? Message::Kind::request : Message::Kind::notification;
+  } else {
+    bool has_result = o->contains("result"), has_error = o->contains("error");
+    if (!id) return invalid("a message needs a \"method\" or an \"id\"", rpc_error::invalid_request);
+    if (has_result == has_error)
+      return invalid("a response needs exactly one of \"result\" and \"error\"",
+                     rpc_error::invalid_request);
+    // Error responses may carry a null id (the peer could not read ours).
+    if (!valid_id(*id) && !(has_error && id->is_null()))
+      return invalid("\"id\" must be a string or an integer", rpc_error::invalid_request);
+    m.kind = Message::Kind::response;
+  }
+  m.body = std::move(*o);
+  return m;
+}
+
+Message parse_message(std::string_view text, std::size_t max_depth) {
+  std::string why;
+  auto v = detail::parse_untrusted(text, max_depth, &why);
+  if (!v) return invalid("parse error: " + why, rpc_error::parse_error);
+  return classify(std::move(*v));
+}
+
+json::object make_request(json::value id, std::string_view method, json::object params) {
+  return {{"jsonrpc", "2.0"}, {"id", std::move(id)}, {"method", method}, {"params", std::move(params)}};
+}
+
+json::object make_notification(std::string_view method, json::object params) {
+  return {{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}};
+}
+
+json::object make_result(json::value id, json::value result) {
+  return {{"jsonrpc", "2.0"}, {"id", std::move(id)}, {"result", std::move(result)}};
+}
+
+json::object make_error(json::value id, std::int64_t code, std::string_view message) {
+  return {{"jsonrpc", "2.0"},
+          {"id", std::move(id)},
+          {"error", {{"code", code}, {"message", message}}}};
+}
+
+}  // namespace toolgate::mcp

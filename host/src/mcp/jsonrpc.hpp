@@ -1,0 +1,61 @@
+// jsonrpc.hpp -- JSON-RPC 2.0 messages as MCP uses them.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace toolgate::mcp {
+
+namespace rpc_error {
+inline constexpr std::int64_t parse_error = -32700;
+inline constexpr std::int64_t invalid_request = -32600;
+inline constexpr std::int64_t method_not_found = -32601;
+inline constexpr std::int64_t invalid_params = -32602;
+inline constexpr std::int64_t internal_error = -32603;
+}  // namespace rpc_error
+
+// Nesting limit for messages from either peer (tool schemas nest deeply,
+// but not this deeply).
+inline constexpr std::size_t max_message_depth = 256;
+
+struct Message {
+  enum class Kind { request, notification, response, invalid } kind = Kind::invalid;
+  boost::json::object body;  // the whole message (empty when invalid)
+  // invalid: what is wrong, the JSON-RPC code for the error reply and the
+  // id to reply to (null when none could be read).
+  std::string problem;
+  std::int64_t error_code = rpc_error::invalid_request;
+  boost::json::value reply_id;
+
+  std::string_view method() const;    // requests and notifications
+  const boost::json::value& id() const;  // requests and responses
+  // params as an object; an empty object when absent or not an object.
+  const boost::json::object& params() const;
+};
+
+// Parses one line.  Never throws: malformed JSON, batches (MCP 2025-06-18
+// removed them), a wrong "jsonrpc", a bad id or a message that is neither a
+// request, a notification nor a response come back as Kind::invalid.
+Message parse_message(std::string_view text, std::size_t max_depth = max_message_depth);
+
+// Classifies an already parsed value.
+Message classify(boost::json::value v);
+
+// A valid JSON-RPC id for MCP: a string or an integer.
+bool valid_id(const boost::json::value& id);
+
+// A stable key for an id, distinguishing 1 from "1".
+std::string id_key(const boost::json::value& id);
+
+boost::json::object make_request(boost::json::value id, std::string_view method,
+                                 boost::json::object params);
+boost::json::object make_notification(std::string_view method, boost::json::object params);
+boost::json::object make_result(boost::json::value id, boost::json::value result);
+boost::json::object make_error(boost::json::value id, std::int64_t code, std::string_view message);
+
+}  // namespace toolgate::mcp

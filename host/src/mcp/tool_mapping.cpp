@@ -1,0 +1,120 @@
+#include "tool_mapping.hpp"
+
+#include <boost/json/serialize.hpp>
+
+namespace toolgate::mcp {
+
+namespace json = boost::json;
+
+namespace {
+std::optional<bool> hint(const json::object& a, std::string_view key) {
+  if (const auto* v = a.if_contains(key))
+    if (v->is_bool()) return v->get_bool();
+  return std::nullopt;
+}
+}  // namespace
+
+std::uint32_t annotation_bits(const json::value& annotations) {
+  static const json::object none;
+  const auto& a = annotations.is_object() ? annotations.get_object() : none;
+  std::uint32_t bits = 0;
+  bool read_only = hint(a, "readOnlyHint").value_or(false);
+  if (read_only) bits |= annotation::read_only;
+  if (!read_only && hint(a, "destructiveHint").value_or(true)) bits |= annotation::destructive;
+  if (hint(a, "idempotentHint").value_or(false)) bits |= annotation::idempotent;
+  if (hint(a, "openWorldHint").value_or(true)) bits |= annotation::open_world;
+  return bits;
+}
+
+std::optional<ToolDefinition> tool_definition(const json::value& tool, std::string* why) {
+  const auto* o = tool.if_object();
+  if (!o) {
+    if (why) *why = "a tool must be an object";
+    return std::nullopt;
+  }
+  const auto* name = o->if_contains("name");
+  if (!name || !name->is_string() || name->get_string().empty()) {
+    if (why) *why = "a tool needs a non-empty string \"name\"";
+    return std::nullopt;
+  }
+  ToolDefinition d;
+  d.name = std::string(name->get_string());
+  if (const auto* v = o->if_contains("description"); v && v->is_string())
+    d.description = std::string(v->get_string());
+  if (const auto* v = o->if_contains("inputSchema")) d.input_schema = *v;
+  if (const auto* v = o->if_contains("outputSchema")) d.output_schema = *v;
+  const auto* ann = o->if_contains("annotations");
+  d.annotations = annotation_bits(ann ? *ann : json::value());
+  return d;
+}
+
+ToolOutput output_from_call_result(const json::value& result, std::string_view tool) {
+  const auto* o = result.if_object();
+  if (!o) return ToolOutput::failure("the MCP server answered tools/call for " + std::string(tool) +
+                                     " with a result that is not an object");
+  json::array content;
+  if (const auto* c = o->if_contains("content")) {
+    if (!c->is_array())
+      return ToolOutput::failure("the MCP server's result for " + std::string(tool) +
+                                 " has a \"content\" that is not an array");
+    content = c->get_array();
+  } else if (!o->contains("structuredContent") && !o->contains("isError")) {
+    return ToolOutput::failure("the MCP server's result for " + std::string(tool) +
+                               " is not a CallToolResult (no \"content\")");
+  }
+  bool is_error = false;
+  if (const auto* e = o->if_contains("isError")) is_error = e->is_bool() && e->get_bool();
+  if (is_error) {
+    std::string text;
+    for (const auto& b : content) {
+      const auto* bo = b.if_object();
+      if (!bo) continue;
+      const auto* t = bo->if_contains("text");
+      if (t && t->is_string()) text += (text.empty() ? "" : "\n") + std::string(t->get_string());
+    }
+    if (text.empty()) text = "the MCP server reported an error for " + std::string(tool);
+    return ToolOutput::failure(std::move(text));
+  }
+  json::value value = nullptr;
+  if (const auto* s = o->if_contains("structuredContent"); s && s->is_object()) value = *s;
+  return ToolOutput::success(std::move(value), std::move(content));
+}
+
+ToolOutput output_from_rpc_error(const json::value& error, std::string_view tool) {
+  std::string msg = "the MCP server refused tools/call for " + std::string(tool);
+  if (const auto* e = error.if_object()) {
+    if (const auto* c = e->if_contains("code"); c && c->is_number())
+      msg += " (JSON-RPC error " + json::serialize(*c) + ")";
+    if (const auto* m = e->if_contains("message"); m && m->is_string())
+      msg += ": " + std::string(m->get_string());
+  }
+  return ToolOutput::failure(std::move(msg));
+}
+
+json::object call_result_from(const ToolResult& r) {
+  json::object out;
+  if (!r.is_error) {
+    out["content"] = r.content;
+    if (r.value && r.value->is_object()) out["structuredContent"] = *r.value;
+    out["isError"] = false;
+    return out;
+  }
+  json::array content = r.content;
+  json::object err;
+  if (r.error) {
+    err = {{"code", r.error->code},
+           {"message", r.error->message},
+           {"stage", r.error->stage},
+           {"source", r.error->source}};
+    if (!r.error->denials.empty()) err["denials"] = r.error->denials;
+  } else {
+    err = {{"code", error_code::tool_error}, {"message", "the call failed"}, {"stage", ""}, {"source", "host"}};
+  }
+  if (content.empty()) content.push_back(text_block(err.at("message").as_string()));
+  out["content"] = std::move(content);
+  out["isError"] = true;
+  out["_meta"] = json::object{{"toolgate/error", std::move(err)}};
+  return out;
+}
+
+}  // namespace toolgate::mcp

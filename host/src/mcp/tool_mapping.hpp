@@ -1,0 +1,43 @@
+// tool_mapping.hpp -- MCP tools and results <-> the pipeline's shapes.
+#pragma once
+
+#include <toolgate/hooks.hpp>
+#include <toolgate/result.hpp>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace toolgate::mcp {
+
+// MCP ToolAnnotations -> toolgate annotation bits, with the spec's defaults
+// for absent hints: destructiveHint true (only meaningful when not
+// read-only), idempotentHint false, openWorldHint true.  A tool without
+// annotations is therefore destructive and open-world: the strict side.
+std::uint32_t annotation_bits(const boost::json::value& annotations);
+
+// One entry of a tools/list result -> a definition without `execute` (the
+// caller supplies it).  nullopt and a reason when it has no usable name.
+std::optional<ToolDefinition> tool_definition(const boost::json::value& tool, std::string* why);
+
+// A server's CallToolResult (the "result" of its tools/call response) ->
+// what the tool body returns.  isError: true is a tool failure whose message
+// is the text of its content; structuredContent (an object) is the value,
+// and without it the value is null (no structuredContent).
+ToolOutput output_from_call_result(const boost::json::value& result, std::string_view tool);
+
+// A JSON-RPC error answering a forwarded tools/call -> a tool failure.
+ToolOutput output_from_rpc_error(const boost::json::value& error, std::string_view tool);
+
+// The pipeline's outcome -> the CallToolResult for the client.  A success
+// carries content, structuredContent (only when the value is an object) and
+// isError false.  Any error -- a denial, an approval refusal, a timeout, a
+// tool or plugin failure -- is isError true with the result's content (text
+// naming the reason) and _meta["toolgate/error"] = {code, message, stage,
+// source[, denials]}.
+boost::json::object call_result_from(const ToolResult& r);
+
+}  // namespace toolgate::mcp

@@ -1,0 +1,40 @@
+#include "worker_pool.hpp"
+
+namespace toolgate::mcp {
+
+void WorkerPool::submit(std::function<void()> task) {
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(std::move(task));
+    if (idle_ < queue_.size() && threads_.size() < max_) threads_.emplace_back([this] { loop(); });
+  }
+  cv_.notify_one();
+}
+
+void WorkerPool::loop() {
+  std::unique_lock lock(mutex_);
+  while (true) {
+    ++idle_;
+    cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    --idle_;
+    if (queue_.empty()) return;  // stopping, nothing left
+    auto task = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    task();
+    lock.lock();
+  }
+}
+
+void WorkerPool::shutdown() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    threads.swap(threads_);
+  }
+  cv_.notify_all();
+  for (auto& t : threads) t.join();
+}
+
+}  // namespace toolgate::mcp

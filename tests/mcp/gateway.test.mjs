@@ -1,0 +1,330 @@
+// End-to-end tests of `toolgate mcp`: the official MCP TypeScript SDK client
+// drives the gateway in front of @modelcontextprotocol/server-filesystem and
+// in front of a small test server (test-server.mjs), with the production
+// policy, guard-paths and timeout plugins in the manifest.
+//
+// Environment: TOOLGATE (the toolgate binary), TOOLGATE_PLUGIN_DIR (the
+// built plugin library).  Run from a folder where `npm ci` has installed
+// package-lock.json (ctest's mcp.npm_ci fixture does that).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const TOOLGATE = process.env.TOOLGATE;
+const PLUGINS = process.env.TOOLGATE_PLUGIN_DIR;
+assert.ok(TOOLGATE && existsSync(TOOLGATE), `TOOLGATE must name the toolgate binary (got ${TOOLGATE})`);
+assert.ok(PLUGINS && existsSync(path.join(PLUGINS, 'toolgate_guard-paths.so')),
+  `TOOLGATE_PLUGIN_DIR must hold the built plugins (got ${PLUGINS})`);
+const fsServer = path.join(here, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+const testServer = path.join(here, 'test-server.mjs');
+
+const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-mcp-e2e-')));
+const root = path.join(tmp, 'root');        // the only folder reads and writes may touch
+const outside = path.join(tmp, 'outside');  // the server itself could reach it if allowed
+mkdirSync(root);
+mkdirSync(outside);
+writeFileSync(path.join(root, 'hello.txt'), 'hello from toolgate\n');
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+const manifest = path.join(tmp, 'manifest.json');
+writeFileSync(manifest, JSON.stringify({
+  toolgate: 1,
+  plugins: [
+    { id: 'toolgate.policy', path: path.join(PLUGINS, 'toolgate_policy.so'),
+      config: { rules: [
+        { name: 'ask-for-ask-me', tools: 'write_file', when: [{ pointer: '/path', regex: 'ask-me' }],
+          verdict: 'ask', reason: 'writing a file named ask-me needs approval' } ] } },
+    { id: 'toolgate.guard-paths', path: path.join(PLUGINS, 'toolgate_guard-paths.so'),
+      config: { read_roots: [root], write_roots: [root], base: root } },
+    { id: 'toolgate.timeout', path: path.join(PLUGINS, 'toolgate_timeout.so'),
+      config: { default_ms: 60000, tools: [{ tools: 'sleep_limited', ms: 300 }] } },
+  ],
+}, null, 2));
+
+let logCounter = 0;
+const newLog = () => path.join(tmp, `server-${++logCounter}.log`);
+const readLog = (file) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+async function until(what, check, ms = 10000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+// An SDK client connected through `toolgate mcp` to the chosen server.
+async function connect({ server = 'fs', elicit = null, log = '' } = {}) {
+  const serverArgs = server === 'fs' ? [fsServer, root] : [testServer];
+  const transport = new StdioClientTransport({
+    command: TOOLGATE,
+    args: ['mcp', manifest, '--', process.execPath, ...serverArgs],
+    env: { ...process.env, TG_TEST_LOG: log },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr.on('data', (d) => { stderr += d; });
+  const client = new Client({ name: 'toolgate-e2e', version: '1.0.0' },
+    elicit ? { capabilities: { elicitation: {} } } : {});
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+const errorOf = (r) => r._meta?.['toolgate/error'];
+const textOf = (r) => r.content.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+
+test('tools/list passes through and the tools keep their annotations', async () => {
+  const c = await connect();
+  try {
+    const { tools } = await c.client.listTools();
+    const names = tools.map((t) => t.name);
+    for (const n of ['read_text_file', 'write_file', 'list_directory']) assert.ok(names.includes(n), n);
+    const write = tools.find((t) => t.name === 'write_file');
+    assert.equal(write.annotations.destructiveHint, true);
+    assert.equal(write.inputSchema.type, 'object');
+  } finally { await c.close(); }
+});
+
+test('an allowed read returns the file', async () => {
+  const c = await connect();
+  try {
+    const r = await c.client.callTool({ name: 'read_text_file', arguments: { path: path.join(root, 'hello.txt') } });
+    assert.equal(r.isError, false, JSON.stringify(r));
+    assert.match(textOf(r), /hello from toolgate/);
+  } finally { await c.close(); }
+});
+
+test('a write outside the allowed folder is denied by guard-paths and nothing is written', async () => {
+  const c = await connect();
+  try {
+    const target = path.join(outside, 'evil.txt');
+    const r = await c.client.callTool({ name: 'write_file', arguments: { path: target, content: 'pwned' } });
+    assert.equal(r.isError, true, JSON.stringify(r));
+    const e = errorOf(r);
+    assert.equal(e.code, 'denied');
+    assert.equal(e.stage, 'guard');
+    assert.equal(e.source, 'toolgate.guard-paths/paths');
+    assert.match(textOf(r), /evil\.txt|outside|root/);
+    assert.equal(existsSync(target), false, 'the denied write must not reach the disk');
+    // A write inside the folder goes through, so the denial above was the guard's.
+    const ok = path.join(root, 'fine.txt');
+    const w = await c.client.callTool({ name: 'write_file', arguments: { path: ok, content: 'fine' } });
+    assert.equal(w.isError, false, JSON.stringify(w));
+    assert.equal(readFileSync(ok, 'utf8'), 'fine');
+  } finally { await c.close(); }
+});
+
+test('an ask accepted through elicitation runs the call; the user saw the reason and the exact arguments', async () => {
+  const seen = [];
+  const c = await connect({ elicit: async (req) => { seen.push(req.params); return { action: 'accept', content: {} }; } });
+  try {
+    const target = path.join(root, 'ask-me-yes.txt');
+    const r = await c.client.callTool({ name: 'write_file', arguments: { path: target, content: 'approved' } });
+    assert.equal(r.isError, false, JSON.stringify(r));
+    assert.equal(readFileSync(target, 'utf8'), 'approved');
+    assert.equal(seen.length, 1);
+    assert.match(seen[0].message, /writing a file named ask-me needs approval/);
+    assert.ok(seen[0].message.includes(JSON.stringify(target)), seen[0].message);
+    assert.match(seen[0].message, /"content":"approved"/);
+  } finally { await c.close(); }
+});
+
+test('an ask declined through elicitation is approval_rejected and nothing is written', async () => {
+  const c = await connect({ elicit: async () => ({ action: 'decline' }) });
+  try {
+    const target = path.join(root, 'ask-me-no.txt');
+    const r = await c.client.callTool({ name: 'write_file', arguments: { path: target, content: 'x' } });
+    assert.equal(r.isError, true);
+    assert.equal(errorOf(r).code, 'approval_rejected');
+    assert.equal(errorOf(r).stage, 'approval');
+    assert.equal(existsSync(target), false);
+    const cancel = await connect({ elicit: async () => ({ action: 'cancel' }) });
+    try {
+      const r2 = await cancel.client.callTool({ name: 'write_file', arguments: { path: target, content: 'x' } });
+      assert.equal(errorOf(r2).code, 'approval_cancelled');
+      assert.equal(existsSync(target), false);
+    } finally { await cancel.close(); }
+  } finally { await c.close(); }
+});
+
+test('a client without the elicitation capability gets approval_unavailable', async () => {
+  const c = await connect();
+  try {
+    const target = path.join(root, 'ask-me-unavailable.txt');
+    const r = await c.client.callTool({ name: 'write_file', arguments: { path: target, content: 'x' } });
+    assert.equal(r.isError, true);
+    assert.equal(errorOf(r).code, 'approval_unavailable');
+    assert.equal(existsSync(target), false);
+  } finally { await c.close(); }
+});
+
+test('cancelling a slow call reaches the server, and the gateway goes on serving', async () => {
+  const log = newLog();
+  const c = await connect({ server: 'test', log });
+  try {
+    const ac = new AbortController();
+    const start = Date.now();
+    const pending = c.client.callTool({ name: 'sleep', arguments: { ms: 30000, id: 'c1' } }, undefined, { signal: ac.signal });
+    await until('the server to start the call', () => readLog(log).includes('started sleep c1'));
+    ac.abort('the test cancels');
+    await assert.rejects(pending);
+    await until('the server to see the cancellation', () => readLog(log).includes('cancelled sleep c1'));
+    assert.ok(Date.now() - start < 10000);
+    const r = await c.client.callTool({ name: 'echo', arguments: { tag: 'after' } });
+    assert.deepEqual(r.structuredContent, { tag: 'after' });
+  } finally { await c.close(); }
+});
+
+test("a wrapper's deadline cancels the server's call and ends as timeout", async () => {
+  const log = newLog();
+  const c = await connect({ server: 'test', log });
+  try {
+    const start = Date.now();
+    const r = await c.client.callTool({ name: 'sleep_limited', arguments: { ms: 30000, id: 't1' } });
+    assert.equal(r.isError, true, JSON.stringify(r));
+    assert.equal(errorOf(r).code, 'timeout');
+    assert.ok(Date.now() - start < 10000, 'the 300 ms deadline ended the call');
+    await until('the server to see the cancellation', () => readLog(log).includes('cancelled sleep_limited t1'));
+  } finally { await c.close(); }
+});
+
+test('many concurrent calls each get their own result', async () => {
+  const c = await connect({ server: 'test' });
+  try {
+    const tags = Array.from({ length: 40 }, (_, i) => `t${i}`);
+    const results = await Promise.all(tags.map((tag, i) =>
+      c.client.callTool({ name: 'echo', arguments: { tag, delay_ms: (i * 37) % 60 } })));
+    results.forEach((r, i) => {
+      assert.equal(r.isError, false);
+      assert.deepEqual(r.structuredContent, { tag: tags[i] });
+      assert.equal(textOf(r), `echo ${tags[i]}`);
+    });
+  } finally { await c.close(); }
+});
+
+test('progress notifications, tool errors and server-initiated elicitation pass through', async () => {
+  const asked = [];
+  const c = await connect({ server: 'test', elicit: async (req) => { asked.push(req.params.message); return { action: 'accept', content: { ok: true } }; } });
+  try {
+    const progress = [];
+    const r = await c.client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    assert.equal(textOf(r), 'done');
+    // The SDK client drops progress that it parses after the response (it
+    // reads them in one chunk under load), so only "some, in order" is
+    // certain here; the raw test below checks all three precede the result.
+    assert.ok(progress.length >= 1, 'progress reached the client');
+    assert.deepEqual(progress, [1, 2, 3].slice(0, progress.length));
+
+    const f = await c.client.callTool({ name: 'fail', arguments: {} });
+    assert.equal(f.isError, true);
+    assert.equal(errorOf(f).code, 'tool_error');
+    assert.match(textOf(f), /failed on purpose/);
+
+    const e = await c.client.callTool({ name: 'confirm', arguments: {} });
+    assert.equal(textOf(e), 'client said accept');
+    assert.deepEqual(asked, ['the test server asks']);
+  } finally { await c.close(); }
+});
+
+// ---- raw protocol: what the SDK hides -------------------------------------------------
+
+function rawGateway(extraArgs = [], log = '') {
+  const child = spawn(TOOLGATE, ['mcp', manifest, ...extraArgs, '--', process.execPath, testServer],
+    { env: { ...process.env, TG_TEST_LOG: log }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const messages = [];
+  const waiters = [];
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    messages.push(JSON.parse(line));  // stdout must carry protocol only
+    waiters.splice(0).forEach((w) => w());
+  });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return {
+    child, messages, exited, stderr: () => stderr,
+    send: (obj) => child.stdin.write((typeof obj === 'string' ? obj : JSON.stringify(obj)) + '\n'),
+    async next(pred, ms = 10000) {
+      const end = Date.now() + ms;
+      while (true) {
+        const i = messages.findIndex(pred);
+        if (i >= 0) return messages.splice(i, 1)[0];
+        if (Date.now() > end) assert.fail(`no matching message; got ${JSON.stringify(messages)}; stderr ${stderr}`);
+        await new Promise((r) => { waiters.push(r); setTimeout(r, 50); });
+      }
+    },
+  };
+}
+
+const init = {
+  jsonrpc: '2.0', id: 1, method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+test('raw: malformed and oversize input get JSON-RPC errors; a cancelled call gets no response; closing stdin exits 0', async () => {
+  const log = newLog();
+  const g = rawGateway(['--max-message-bytes', '8192'], log);
+  g.send('{this is not json');
+  const parse = await g.next((m) => m.error?.code === -32700);
+  assert.equal(parse.id, null);
+  g.send(JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'ping', params: { pad: 'x'.repeat(20000) } }));
+  const big = await g.next((m) => m.error?.code === -32700);
+  assert.match(big.error.message, /too large/);
+  g.send('[{"jsonrpc":"2.0","id":3,"method":"ping"}]');
+  assert.equal((await g.next((m) => m.error?.code === -32600)).id, null);
+
+  g.send(init);
+  const initialized = await g.next((m) => m.id === 1);
+  assert.ok(['2025-06-18', '2025-11-25'].includes(initialized.result.protocolVersion));
+  g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  // tools/call without a tools/list first: the gateway lists the tools itself.
+  g.send({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'sleep', arguments: { ms: 30000, id: 'raw1' } } });
+  await until('the server to start the call', () => readLog(log).includes('started sleep raw1'));
+  g.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow', reason: 'test' } });
+  await until('the server to see the cancellation', () => readLog(log).includes('cancelled sleep raw1'));
+  // Progress for the client's token passes through, all of it before the result.
+  g.send({ jsonrpc: '2.0', id: 'p', method: 'tools/call', params: { name: 'progress', arguments: {}, _meta: { progressToken: 'tok' } } });
+  const done = await g.next((m) => m.id === 'p');
+  assert.equal(done.result.content[0].text, 'done');
+  const progress = g.messages.filter((m) => m.method === 'notifications/progress');
+  assert.deepEqual(progress.map((m) => [m.params.progressToken, m.params.progress]), [['tok', 1], ['tok', 2], ['tok', 3]]);
+  // Same id as a request the server may have sent us: ids never collide.
+  g.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+  assert.deepEqual((await g.next((m) => m.id === 1)).result, {});
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(g.messages.find((m) => m.id === 'slow'), undefined, 'a cancelled request gets no response');
+  g.child.stdin.end();
+  assert.deepEqual(await g.exited, { code: 0, signal: null });
+});
+
+test('raw: the server crashing mid-call fails every pending call and the gateway exits 1', async () => {
+  const log = newLog();
+  const g = rawGateway([], log);
+  g.send(init);
+  await g.next((m) => m.id === 1);
+  g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  g.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+  await g.next((m) => m.id === 2);
+  g.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'sleep', arguments: { ms: 30000, id: 'p' } } });
+  await until('the server to start the call', () => readLog(log).includes('started sleep p'));
+  g.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'crash', arguments: {} } });
+  for (const id of [3, 4]) {
+    const r = await g.next((m) => m.id === id);
+    assert.equal(r.result.isError, true, JSON.stringify(r));
+    assert.match(r.result.content[0].text, /MCP server exited with status 3/);
+    assert.equal(r.result._meta['toolgate/error'].code, 'tool_error');
+  }
+  const { code } = await g.exited;
+  assert.equal(code, 1);
+  assert.match(g.stderr(), /toolgate mcp: error: the MCP server exited with status 3/);
+});

@@ -1,0 +1,87 @@
+// A small MCP server (official SDK, stdio) for the gateway's end-to-end
+// tests: slow calls that notice cancellation, progress, a crash mid-call,
+// and a server-initiated elicitation.  With TG_TEST_LOG set, it appends one
+// line per event the tests check ("cancelled sleep 1", "started sleep 1").
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { appendFileSync } from 'node:fs';
+import { z } from 'zod';
+
+const log = (line) => {
+  if (process.env.TG_TEST_LOG) appendFileSync(process.env.TG_TEST_LOG, line + '\n');
+};
+
+const server = new McpServer({ name: 'toolgate-test-server', version: '1.0.0' });
+
+server.registerTool('echo', {
+  description: 'Echoes its arguments after an optional delay, as text and structuredContent',
+  inputSchema: { tag: z.string(), delay_ms: z.number().optional() },
+  outputSchema: { tag: z.string() },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+}, async ({ tag, delay_ms }) => {
+  if (delay_ms) await new Promise((r) => setTimeout(r, delay_ms));
+  return { content: [{ type: 'text', text: `echo ${tag}` }], structuredContent: { tag } };
+});
+
+// Sleeps ms milliseconds unless cancelled; logs start and cancellation.
+const sleep = (name) => async ({ ms, id }, extra) => {
+  log(`started ${name} ${id}`);
+  await new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    extra.signal.addEventListener('abort', () => {
+      clearTimeout(t);
+      log(`cancelled ${name} ${id}`);
+      resolve();
+    });
+  });
+  return { content: [{ type: 'text', text: `slept ${ms} ms` }] };
+};
+for (const name of ['sleep', 'sleep_limited'])
+  server.registerTool(name, {
+    description: 'Sleeps, noticing cancellation',
+    inputSchema: { ms: z.number(), id: z.string() },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  }, sleep(name));
+
+server.registerTool('progress', {
+  description: 'Reports progress three times',
+  inputSchema: {},
+  annotations: { readOnlyHint: true, openWorldHint: false },
+}, async (_args, extra) => {
+  const token = extra._meta?.progressToken;
+  for (let i = 1; i <= 3; i++) {
+    if (token !== undefined)
+      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: 3 } });
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return { content: [{ type: 'text', text: 'done' }] };
+});
+
+server.registerTool('fail', {
+  description: 'Always reports a tool error',
+  inputSchema: {},
+  annotations: { readOnlyHint: true, openWorldHint: false },
+}, async () => ({ content: [{ type: 'text', text: 'the test server failed on purpose' }], isError: true }));
+
+server.registerTool('crash', {
+  description: 'Exits the server with status 3 in the middle of the call',
+  inputSchema: {},
+  annotations: { readOnlyHint: true, openWorldHint: false },
+}, async () => {
+  setTimeout(() => process.exit(3), 50);
+  await new Promise(() => {});
+});
+
+server.registerTool('confirm', {
+  description: 'Asks the client through a server-initiated elicitation/create',
+  inputSchema: {},
+  annotations: { readOnlyHint: true, openWorldHint: false },
+}, async () => {
+  const r = await server.server.elicitInput({
+    message: 'the test server asks',
+    requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+  });
+  return { content: [{ type: 'text', text: `client said ${r.action}` }] };
+});
+
+await server.connect(new StdioServerTransport());

@@ -1,0 +1,172 @@
+// MCP stdio framing and JSON-RPC classification with malformed, oversize
+// and partial input.
+#include "test_support.hpp"
+
+#include "../../host/src/mcp/framing.hpp"
+#include "../../host/src/mcp/jsonrpc.hpp"
+
+#include <csignal>
+#include <fcntl.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace tgtest;
+using namespace toolgate::mcp;
+
+namespace {
+std::vector<Frame> split(LineSplitter& s, std::initializer_list<std::string_view> chunks) {
+  std::vector<Frame> out;
+  for (auto c : chunks) s.feed(c, out);
+  return out;
+}
+}  // namespace
+
+TEST(McpFraming, SplitsLinesAcrossArbitraryChunks) {
+  LineSplitter s(1024);
+  auto out = split(s, {"{\"a\"", ":1}\n{\"b\":", "2}\n{\"c\":3}", "\n"});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].text, "{\"a\":1}");
+  EXPECT_EQ(out[1].text, "{\"b\":2}");
+  EXPECT_EQ(out[2].text, "{\"c\":3}");
+  EXPECT_FALSE(s.finish());
+}
+
+TEST(McpFraming, StripsCarriageReturnsAndSkipsBlankLines) {
+  LineSplitter s(1024);
+  auto out = split(s, {"\n\r\n  \n{\"a\":1}\r\n\n"});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].text, "{\"a\":1}");
+}
+
+TEST(McpFraming, AnOversizeLineIsDroppedWholeAndTheNextOneSurvives) {
+  LineSplitter s(16);
+  std::string big(40, 'x');
+  // The long line arrives in pieces; its end and the next message share a chunk.
+  auto out = split(s, {big.substr(0, 10), big.substr(10, 20), big.substr(30) + "\n{\"ok\":true}\n"});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].kind, Frame::Kind::oversize);
+  EXPECT_GE(out[0].bytes, 40u);
+  EXPECT_EQ(out[1].kind, Frame::Kind::message);
+  EXPECT_EQ(out[1].text, "{\"ok\":true}");
+}
+
+TEST(McpFraming, ALineExactlyAtTheLimitPasses) {
+  LineSplitter s(8);
+  auto out = split(s, {"12345678\n123456789\n"});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].kind, Frame::Kind::message);
+  EXPECT_EQ(out[1].kind, Frame::Kind::oversize);
+}
+
+TEST(McpFraming, APartialLastLineIsHandedOnAtEndOfStream) {
+  LineSplitter s(1024);
+  auto out = split(s, {"{\"a\":1}\n{\"cut\":"});
+  ASSERT_EQ(out.size(), 1u);
+  auto last = s.finish();
+  ASSERT_TRUE(last);
+  EXPECT_EQ(last->text, "{\"cut\":");
+  EXPECT_EQ(parse_message(last->text).error_code, rpc_error::parse_error);
+}
+
+TEST(McpJsonRpc, ClassifiesRequestsNotificationsAndResponses) {
+  auto r = parse_message(R"({"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}})");
+  EXPECT_EQ(r.kind, Message::Kind::request);
+  EXPECT_EQ(r.method(), "tools/list");
+  EXPECT_EQ(r.id(), json::value(7));
+  auto n = parse_message(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  EXPECT_EQ(n.kind, Message::Kind::notification);
+  EXPECT_TRUE(n.params().empty());
+  auto ok = parse_message(R"({"jsonrpc":"2.0","id":"abc","result":{}})");
+  EXPECT_EQ(ok.kind, Message::Kind::response);
+  auto err = parse_message(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}})");
+  EXPECT_EQ(err.kind, Message::Kind::response);
+}
+
+TEST(McpJsonRpc, MalformedInputIsAnErrorNeverAThrow) {
+  struct Case {
+    std::string text;
+    std::int64_t code;
+  } cases[] = {
+      {"{not json", rpc_error::parse_error},
+      {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"", rpc_error::parse_error},
+      {"\"just a string\"", rpc_error::invalid_request},
+      {"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", rpc_error::invalid_request},
+      {R"({"id":1,"method":"ping"})", rpc_error::invalid_request},
+      {R"({"jsonrpc":"1.0","id":1,"method":"ping"})", rpc_error::invalid_request},
+      {R"({"jsonrpc":"2.0","id":{"a":1},"method":"ping"})", rpc_error::invalid_request},
+      {R"({"jsonrpc":"2.0","id":null,"method":"ping"})", rpc_error::invalid_request},
+      {R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})", rpc_error::invalid_request},
+      {R"({"jsonrpc":"2.0","id":1,"method":""})", rpc_error::invalid_request},
+      {R"({"jsonrpc":"2.0","id":1,"method":"x","params":3})", rpc_error::invalid_request},
+      {R"({"jsonrpc":"2.0","id":1})", rpc_error::invalid_request},
+      {R"({"jsonrpc":"2.0","id":1,"result":{},"error":{}})", rpc_error::invalid_request},
+      {R"({"jsonrpc":"2.0","result":{}})", rpc_error::invalid_request},
+      {"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\xfe\"}", rpc_error::parse_error},
+      {std::string(10000, '[') + std::string(10000, ']'), rpc_error::parse_error},
+  };
+  for (const auto& c : cases) {
+    auto m = parse_message(c.text);
+    EXPECT_EQ(m.kind, Message::Kind::invalid) << c.text.substr(0, 80);
+    EXPECT_EQ(m.error_code, c.code) << c.text.substr(0, 80);
+    EXPECT_FALSE(m.problem.empty());
+  }
+}
+
+TEST(McpJsonRpc, AnInvalidRequestIsAnsweredWithItsIdWhenItHasAUsableOne) {
+  auto m = parse_message(R"({"jsonrpc":"2.0","id":"q1","method":7})");
+  EXPECT_EQ(m.kind, Message::Kind::invalid);
+  EXPECT_EQ(m.reply_id, json::value("q1"));
+  auto n = parse_message("{garbage");
+  EXPECT_TRUE(n.reply_id.is_null());
+}
+
+TEST(McpJsonRpc, IdKeysDistinguishNumbersFromStrings) {
+  EXPECT_NE(id_key(json::value(1)), id_key(json::value("1")));
+  EXPECT_EQ(id_key(json::value(1)), id_key(json::parse("1")));
+}
+
+TEST(McpLineReader, ReadsPartialWritesAndStopsAtEndOfStream) {
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  std::thread writer([&] {
+    const std::vector<std::string_view> parts{"{\"a\"", ":1}\n{\"b\"", ":2}\n", "{\"c\":3}"};
+    for (std::string_view part : parts) {
+      ASSERT_EQ(::write(p[1], part.data(), part.size()), static_cast<ssize_t>(part.size()));
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ::close(p[1]);
+  });
+  LineReader r(p[0], 1024);
+  std::vector<std::string> got;
+  while (auto f = r.next()) got.push_back(f->text);
+  writer.join();
+  ::close(p[0]);
+  EXPECT_EQ(got, (std::vector<std::string>{"{\"a\":1}", "{\"b\":2}", "{\"c\":3}"}));
+}
+
+TEST(McpLineReader, WakeEndsABlockedRead) {
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  LineReader r(p[0], 1024);
+  std::thread waker([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    r.wake();
+  });
+  EXPECT_FALSE(r.next());
+  waker.join();
+  ::close(p[0]);
+  ::close(p[1]);
+}
+
+TEST(McpLineWriter, AClosedPeerMakesWritesFailNotKillTheProcess) {
+  auto old = std::signal(SIGPIPE, SIG_IGN);
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  ::close(p[0]);
+  LineWriter w(p[1]);
+  EXPECT_FALSE(w.write("{}"));
+  EXPECT_TRUE(w.broken());
+  EXPECT_FALSE(w.write("{}"));
+  ::close(p[1]);
+  std::signal(SIGPIPE, old);
+}

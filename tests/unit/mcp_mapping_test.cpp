@@ -1,0 +1,146 @@
+// MCP tools and CallToolResults <-> the pipeline, both ways, including
+// through a real Host (guards, failures, structured values).
+#include "test_support.hpp"
+
+#include "../../host/src/mcp/tool_mapping.hpp"
+
+using namespace tgtest;
+using namespace toolgate::mcp;
+
+namespace {
+ToolResult call(Host& host, std::string tool, json::object args = {}) {
+  ToolCall c;
+  c.identity = {"", std::move(tool), "s", ""};
+  c.arguments = std::move(args);
+  return host.call(std::move(c));
+}
+}  // namespace
+
+TEST(McpMapping, AnnotationsUseTheSpecDefaults) {
+  using namespace toolgate::annotation;
+  EXPECT_EQ(annotation_bits(json::value()), destructive | open_world);
+  EXPECT_EQ(annotation_bits(json::parse(R"({"readOnlyHint":true,"openWorldHint":false})")), read_only);
+  EXPECT_EQ(annotation_bits(json::parse(R"({"readOnlyHint":true,"destructiveHint":true})")),
+            read_only | open_world);  // destructive only means something for writers
+  EXPECT_EQ(annotation_bits(json::parse(
+                R"({"readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false})")),
+            idempotent);
+  EXPECT_EQ(annotation_bits(json::parse(R"({"destructiveHint":"yes","openWorldHint":1})")),
+            destructive | open_world);  // non-booleans are absent hints
+}
+
+TEST(McpMapping, ToolDefinitionsCarrySchemasAndAnnotations) {
+  auto t = json::parse(R"({"name":"write_file","description":"Write a file",
+    "inputSchema":{"type":"object","properties":{"path":{"type":"string"}}},
+    "outputSchema":{"type":"object"},
+    "annotations":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}})");
+  std::string why;
+  auto d = tool_definition(t, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_EQ(d->name, "write_file");
+  EXPECT_EQ(d->description, "Write a file");
+  EXPECT_EQ(d->input_schema.at("properties").at("path").at("type"), "string");
+  EXPECT_EQ(d->output_schema, json::parse(R"({"type":"object"})"));
+  EXPECT_EQ(d->annotations, annotation::destructive | annotation::idempotent);
+  EXPECT_FALSE(tool_definition(json::parse(R"({"description":"no name"})"), &why));
+  EXPECT_FALSE(tool_definition(json::parse(R"({"name":""})"), &why));
+  EXPECT_FALSE(tool_definition(json::parse("[1]"), &why));
+}
+
+TEST(McpMapping, ServerResultsBecomeToolOutputs) {
+  auto plain = output_from_call_result(json::parse(R"({"content":[{"type":"text","text":"hi"}]})"), "t");
+  EXPECT_TRUE(plain.ok);
+  EXPECT_TRUE(plain.value.is_null());  // no structuredContent
+  ASSERT_TRUE(plain.content);
+  EXPECT_EQ(plain.content->size(), 1u);
+
+  auto structured = output_from_call_result(
+      json::parse(R"({"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1},"isError":false})"), "t");
+  EXPECT_TRUE(structured.ok);
+  EXPECT_EQ(structured.value, json::parse(R"({"n":1})"));
+
+  auto failed = output_from_call_result(
+      json::parse(R"({"content":[{"type":"text","text":"ENOENT: a.txt"},{"type":"text","text":"more"}],"isError":true})"),
+      "read_file");
+  EXPECT_FALSE(failed.ok);
+  EXPECT_EQ(failed.error_code, "tool_error");
+  EXPECT_EQ(failed.message, "ENOENT: a.txt\nmore");
+
+  EXPECT_FALSE(output_from_call_result(json::parse("[]"), "t").ok);
+  EXPECT_FALSE(output_from_call_result(json::parse(R"({"content":"x"})"), "t").ok);
+  EXPECT_FALSE(output_from_call_result(json::parse(R"({"task":{"taskId":"1"}})"), "t").ok);
+
+  auto rpc = output_from_rpc_error(json::parse(R"({"code":-32602,"message":"Unknown tool: x"})"), "x");
+  EXPECT_FALSE(rpc.ok);
+  EXPECT_NE(rpc.message.find("-32602"), std::string::npos);
+  EXPECT_NE(rpc.message.find("Unknown tool: x"), std::string::npos);
+}
+
+TEST(McpMapping, PipelineResultsBecomeCallToolResults) {
+  auto ok = call_result_from(ToolResult::success(json::parse(R"({"n":1})"), {text_block("one")}));
+  EXPECT_EQ(ok, json::parse(R"({"content":[{"type":"text","text":"one"}],"structuredContent":{"n":1},"isError":false})"));
+  // A value that is not an object is never structuredContent.
+  auto str = call_result_from(ToolResult::success("hi", {text_block("hi")}));
+  EXPECT_FALSE(str.contains("structuredContent"));
+  EXPECT_EQ(str.at("isError"), false);
+
+  auto denied = call_result_from(
+      ToolResult::failure(error_code::denied, "writes outside /work are not allowed", stage::guard, "acme/paths"));
+  EXPECT_EQ(denied.at("isError"), true);
+  EXPECT_EQ(denied.at("content").at(0).at("text"), "writes outside /work are not allowed");
+  EXPECT_EQ(denied.at("_meta").at("toolgate/error"),
+            json::parse(R"({"code":"denied","message":"writes outside /work are not allowed","stage":"guard","source":"acme/paths"})"));
+  EXPECT_FALSE(denied.contains("structuredContent"));
+}
+
+// The whole way: a tool body that returns a server's result, through a Host
+// with a guard, back to a CallToolResult.
+TEST(McpMapping, ThroughTheHost) {
+  Host host;
+  ToolDefinition t;
+  t.name = "get";
+  t.execute = [](const ToolContext& c) {
+    if (c.call.arguments.contains("fail"))
+      return output_from_call_result(json::parse(R"({"content":[{"type":"text","text":"boom"}],"isError":true})"), "get");
+    if (c.call.arguments.contains("plain"))
+      return output_from_call_result(json::parse(R"({"content":[{"type":"text","text":"plain"}]})"), "get");
+    return output_from_call_result(
+        json::parse(R"({"content":[{"type":"text","text":"s"}],"structuredContent":{"k":"v"}})"), "get");
+  };
+  host.set_tools({t});
+  host.add_guard("acme", {"no-secret"}, [](const HookCall& c) -> std::optional<std::string> {
+    if (c.arguments.contains("secret")) return "no secrets";
+    return std::nullopt;
+  });
+  auto run = [&](json::object args) {
+    return call_result_from(call(host, "get", std::move(args)));
+  };
+  EXPECT_EQ(run({}), json::parse(R"({"content":[{"type":"text","text":"s"}],"structuredContent":{"k":"v"},"isError":false})"));
+  EXPECT_EQ(run({{"plain", true}}), json::parse(R"({"content":[{"type":"text","text":"plain"}],"isError":false})"));
+  auto failed = run({{"fail", true}});
+  EXPECT_EQ(failed.at("isError"), true);
+  EXPECT_EQ(failed.at("_meta").at("toolgate/error").at("code"), "tool_error");
+  EXPECT_EQ(failed.at("_meta").at("toolgate/error").at("message"), "boom");
+  auto denied = run({{"secret", 1}});
+  EXPECT_EQ(denied.at("_meta").at("toolgate/error").at("code"), "denied");
+  EXPECT_EQ(denied.at("_meta").at("toolgate/error").at("source"), "acme/no-secret");
+  EXPECT_EQ(denied.at("_meta").at("toolgate/error").at("stage"), "guard");
+}
+
+TEST(McpMapping, SetToolsReplacesAndRemoves) {
+  Host host;
+  auto tool = [](std::string name, std::string text) {
+    ToolDefinition t;
+    t.name = std::move(name);
+    t.execute = [text](const ToolContext&) { return ToolOutput::success(json::value(text)); };
+    return t;
+  };
+  host.set_tools({tool("a", "a1"), tool("b", "b1")});
+  host.set_tools({tool("a", "a2")});  // replace one, keep the other
+  EXPECT_EQ(call(host, "a").value, json::value("a2"));
+  EXPECT_EQ(call(host, "b").value, json::value("b1"));
+  host.set_tools({tool("c", "c1")}, true);  // the complete list
+  EXPECT_EQ(code_of(call(host, "a")), "unknown_tool");
+  EXPECT_EQ(call(host, "c").value, json::value("c1"));
+  EXPECT_THROW(host.set_tools({tool("d", "1"), tool("d", "2")}), std::invalid_argument);
+}
