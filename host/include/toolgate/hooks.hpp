@@ -129,14 +129,27 @@ struct PostVerdict {
 using PostExecuteFn = std::function<PostVerdict(const HookCall&)>;
 
 // ---- 8. result observers: the frozen outcome ------------------------------------
+// One stage's verdict.  The strings point into the generation and the call,
+// valid while the call runs; kept as a plain struct so recording costs no
+// JSON work unless someone reads it (trail_json / Outcome::to_json).
+struct TrailEntry {
+  std::string_view stage;
+  std::string_view source;
+  std::string_view verdict;
+  std::int64_t ns = 0;
+  boost::json::object extra;  // reason, rewrite before/after, error ...
+  boost::json::object to_json() const;
+};
+
 struct Outcome {
   const CallIdentity& identity;
   const boost::json::object& original_arguments;
   const boost::json::object& final_arguments;
-  const boost::json::array& trail;  // every stage's verdict, with timings
+  const std::vector<TrailEntry>& trail;  // every stage's verdict, with timings
   const ToolResult& result;
   std::uint64_t generation;
   detail::CallState* state = nullptr;  // engine-private (observer events)
+  boost::json::array trail_json() const;
   boost::json::object to_json() const;
 };
 using ResultObserverFn = std::function<void(const Outcome&)>;

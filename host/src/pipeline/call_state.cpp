@@ -33,13 +33,8 @@ void CallState::record(std::string_view stage, std::string_view source,
                        std::string_view verdict, std::chrono::nanoseconds took,
                        boost::json::object extra) {
   if (!tracing) return;
-  boost::json::object entry{{"stage", stage},
-                            {"source", source},
-                            {"verdict", verdict},
-                            {"ns", took.count()}};
-  for (auto& kv : extra) entry[kv.key()] = kv.value();
-  if (bus.active()) emit("hook/result", entry);
-  trail.push_back(std::move(entry));
+  trail.push_back(TrailEntry{stage, source, verdict, took.count(), std::move(extra)});
+  if (bus.active()) emit("hook/result", trail.back().to_json());
 }
 
 void CallState::fail(std::string_view code, std::string message,

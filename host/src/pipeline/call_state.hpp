@@ -74,7 +74,7 @@ struct CallState {
   std::string candidate_writer;
 
   ToolResult result;  // the normalized, then finalized, outcome
-  boost::json::array trail;
+  std::vector<TrailEntry> trail;
   std::vector<QueuedContext> contexts;
 
   // ---- helpers used by every stage -----------------------------------------

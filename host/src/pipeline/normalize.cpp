@@ -38,11 +38,13 @@ void run_normalize(CallState& s) {
       (!snap->is_error || snap->error->code != s.error->code))
     problem = "a denial must stay a denial";  // unreachable by construction
   if (!problem.empty()) {
-    const std::string& who = s.candidate_writer.empty() ? "host" : s.candidate_writer;
+    // A view of a CallState member (or a literal): the trail keeps it.
+    std::string_view who = s.candidate_writer.empty() ? std::string_view("host")
+                                                       : std::string_view(s.candidate_writer);
     s.result = ToolResult::failure(
         error_code::snapshot_failed,
-        "the result from " + who + " could not be snapshotted: " + problem,
-        stage::normalize, who);
+        "the result from " + std::string(who) + " could not be snapshotted: " + problem,
+        stage::normalize, std::string(who));
     s.record(stage::normalize, who, "snapshot_failed", Clock::now() - start,
              {{"problem", problem}});
     return;

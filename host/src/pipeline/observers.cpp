@@ -4,6 +4,19 @@
 
 namespace toolgate {
 
+boost::json::object TrailEntry::to_json() const {
+  boost::json::object entry{{"stage", stage}, {"source", source}, {"verdict", verdict}, {"ns", ns}};
+  for (const auto& kv : extra) entry[kv.key()] = kv.value();
+  return entry;
+}
+
+boost::json::array Outcome::trail_json() const {
+  boost::json::array a;
+  a.reserve(trail.size());
+  for (const auto& e : trail) a.push_back(e.to_json());
+  return a;
+}
+
 boost::json::object Outcome::to_json() const {
   return {{"call", {{"call_id", identity.call_id},
                     {"tool", identity.tool},
@@ -11,7 +24,7 @@ boost::json::object Outcome::to_json() const {
                     {"parent_token", identity.parent_token}}},
           {"original_arguments", original_arguments},
           {"final_arguments", final_arguments},
-          {"trail", trail},
+          {"trail", trail_json()},
           {"result", result.to_json()},
           {"generation", generation}};
 }

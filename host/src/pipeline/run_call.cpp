@@ -54,6 +54,7 @@ ToolResult run_call(const Generation& gen, const HostOptions& options,
   if (s.identity.call_id.empty()) s.identity.call_id = new_call_id();
   s.signal = call.signal ? std::move(call.signal) : Signal::make();
   s.tracing = bus.active() || !gen.observers.empty();
+  if (s.tracing) s.trail.reserve(16);
   // tool/call is logged before anything runs.
   if (bus.active())
     s.emit("tool/call", {{"tool", s.identity.tool},
