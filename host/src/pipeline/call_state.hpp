@@ -72,6 +72,18 @@ struct CallState {
   // normalization's messages).
   boost::json::value candidate;
   std::string candidate_writer;
+  // What the body produced, before anyone needed it as JSON: on the common
+  // path (no post-execute hook for this tool) it goes straight to
+  // normalization without a JSON round trip.
+  std::optional<ToolResult> produced;
+  // The candidate as result-shape JSON (built from `produced` on first use).
+  boost::json::value& candidate_json() {
+    if (produced) {
+      candidate = produced->to_json();
+      produced.reset();
+    }
+    return candidate;
+  }
 
   ToolResult result;  // the normalized, then finalized, outcome
   std::vector<TrailEntry> trail;

@@ -142,7 +142,7 @@ void run_execute(CallState& s) {
   }
   s.path = CallPath::executed;
   if (r.is_error) {
-    s.candidate = ToolResult::failure(r.error_code, r.message, r.stage, r.source).to_json();
+    s.produced = ToolResult::failure(r.error_code, r.message, r.stage, r.source);
     s.candidate_writer = r.source;
     return;
   }
@@ -154,7 +154,7 @@ void run_execute(CallState& s) {
     ToolResult pre;
     pre.content = std::move(*r.content);
     if (!r.value.is_null()) pre.value = std::move(r.value);
-    s.candidate = pre.to_json();
+    s.produced = std::move(pre);
     s.candidate_writer = def.name;
     return;
   }
@@ -171,7 +171,7 @@ void run_execute(CallState& s) {
   } else {
     content = default_render(r.value);
   }
-  s.candidate = ToolResult::success(std::move(r.value), std::move(content)).to_json();
+  s.produced = ToolResult::success(std::move(r.value), std::move(content));
   s.candidate_writer = def.name;
 }
 

@@ -23,6 +23,26 @@ static std::string snapshot_problem(boost::json::value& candidate, std::size_t m
   return {};
 }
 
+// The same checks on a result the engine built itself (no JSON round trip):
+// the tool's value and content still come from tool code.
+static std::string check_produced(const ToolResult& r, std::size_t max_bytes) {
+  std::size_t bytes = 0;
+  for (std::size_t i = 0; i < r.content.size(); ++i) {
+    if (auto where = find_invalid_utf8(r.content[i]))
+      return "invalid UTF-8 at /content/" + std::to_string(i) + *where;
+    if (auto p = check_content_block(r.content[i]); !p.empty())
+      return "/content/" + std::to_string(i) + ": " + p;
+    bytes += serialized_size(r.content[i], max_bytes);
+  }
+  if (r.value) {
+    if (auto where = find_invalid_utf8(*r.value)) return "invalid UTF-8 at /value" + *where;
+    bytes += serialized_size(*r.value, max_bytes);
+  }
+  if (bytes > max_bytes)
+    return "the result is larger than the " + std::to_string(max_bytes) + "-byte limit";
+  return {};
+}
+
 void run_normalize(CallState& s) {
   auto start = Clock::now();
   if (s.path == CallPath::failed) {
@@ -33,7 +53,9 @@ void run_normalize(CallState& s) {
     return;
   }
   std::optional<ToolResult> snap;
-  std::string problem = snapshot_problem(s.candidate, s.options.max_result_bytes, snap);
+  std::string problem = s.produced ? check_produced(*s.produced, s.options.max_result_bytes)
+                                   : snapshot_problem(s.candidate, s.options.max_result_bytes, snap);
+  if (s.produced && problem.empty()) snap = std::move(s.produced);
   if (problem.empty() && s.path == CallPath::denied &&
       (!snap->is_error || snap->error->code != s.error->code))
     problem = "a denial must stay a denial";  // unreachable by construction

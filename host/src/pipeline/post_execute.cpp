@@ -27,7 +27,7 @@ void run_post_execute(CallState& s) {
       s.emit("hook/invoked", {{"stage", stage::post_execute}, {"source", hook.id}});
     const bool denied = s.path == CallPath::denied;
     HookCall view = s.view(stage::post_execute);
-    view.candidate = &s.candidate;
+    view.candidate = &s.candidate_json();
     PostVerdict v;
     std::string what;
     auto start = Clock::now();
