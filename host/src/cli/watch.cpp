@@ -76,10 +76,10 @@ int run_watch(const Args& args) {
     int every = std::stoi(flag_value(rest, "--every").value_or("1000"));
     std::string call = "{\"tool\":" + json::serialize(json::string(*tool)) +
                        ",\"arguments\":" + flag_value(rest, "--args").value_or("{}") + "}";
-    caller = std::thread([&, call, every] {
+    caller = std::thread([&, call, every, name = *tool] {
       while (!stop) {
         ToolResult r = host->call_json(call);
-        std::printf("call %s -> %s\n", tool->c_str(), json::serialize(r.to_json()).c_str());
+        std::printf("call %s -> %s\n", name.c_str(), json::serialize(r.to_json()).c_str());
         std::fflush(stdout);
         for (int waited = 0; waited < every && !stop; waited += 10)
           std::this_thread::sleep_for(std::chrono::milliseconds(10));
