@@ -49,6 +49,16 @@ struct ClientCall {
   }
 };
 
+// Ties a response slot to the client call it serves for as long as the
+// gateway waits on it, so cancelling the client call can fail the slot.
+struct SlotRegistration {
+  ClientCall* call;
+  std::shared_ptr<ResponseSlot> slot;
+  ~SlotRegistration() {
+    if (call) call->remove(slot);
+  }
+};
+
 enum class WaitEnd { answered, failed, signalled };
 
 // Elicitation in form mode: 2025-06-18 declares `elicitation: {}`;
@@ -163,13 +173,7 @@ struct Gateway::Impl {
     auto slot = std::make_shared<ResponseSlot>();
     auto id = server_ids.add_own("tools/call", slot);
     if (call) call->add(slot);
-    struct Unregister {
-      ClientCall* c;
-      std::shared_ptr<ResponseSlot> s;
-      ~Unregister() {
-        if (c) c->remove(s);
-      }
-    } unregister{call.get(), slot};
+    SlotRegistration unregister{call.get(), slot};
     if (!send_server(make_request(id, "tools/call", std::move(params)))) {
       server_ids.erase(id);
       if (server_gone) return ToolOutput::failure(server_exit_text() + "; tool " + name + " did not run");
@@ -211,13 +215,7 @@ struct Gateway::Impl {
     auto slot = std::make_shared<ResponseSlot>();
     auto id = client_ids.add_own("elicitation/create", slot);
     if (call) call->add(slot);
-    struct Unregister {
-      ClientCall* c;
-      std::shared_ptr<ResponseSlot> s;
-      ~Unregister() {
-        if (c) c->remove(s);
-      }
-    } unregister{call.get(), slot};
+    SlotRegistration unregister{call.get(), slot};
     if (!send_client(make_request(id, "elicitation/create", std::move(params)))) {
       client_ids.erase(id);
       return ApprovalAnswer::unavailable;
