@@ -22,6 +22,13 @@ packages=(
   libre2-dev          # RE2: linear-time regexes for plugins/ (policy, secret detectors)
 )
 
+# The MCP gateway's end-to-end tests run the official MCP SDK on Node.js
+# (>= 18; Debian 12 ships 18).  A machine that already has node and npm
+# (from anywhere) keeps them.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
