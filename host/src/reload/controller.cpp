@@ -55,7 +55,9 @@ void hand_off(const LoadedPlugin& old, const LoadedPlugin& fresh, const fs::path
               const std::string& json_path) {
   if (!old.export_state || !fresh.import_state) return;
   tg_str out{nullptr, 0};
-  if (old.export_state(old.instance->state, &out) != TG_OK)
+  // The old instance may be serving calls right now: a serialized plugin
+  // gets its lock held, as for any other callback.
+  if (old.instance->invoke([&] { return old.export_state(old.instance->state, &out); }) != TG_OK)
     throw LoadError(manifest.string(), json_path,
                     "plugin \"" + old.id + "\": the old version failed to export its state",
                     "fix export_state, or reload without state (restart)");

@@ -166,8 +166,8 @@ typedef void (*tg_shutdown_fn)(void *state);
 
 /* State handoff across a hot reload (since ABI 1.1; both optional).
  * export_state: called on the control thread on the *old* instance while
- *   it may still be serving calls (make it thread-safe with your
- *   callbacks).  Point *out_json at a JSON document the plugin owns; it must
+ *   it may still be serving calls: make it thread-safe with your callbacks
+ *   (a TG_PLUGIN_SERIALIZED plugin gets its lock held, as for callbacks).  Point *out_json at a JSON document the plugin owns; it must
  *   stay valid until the plugin's next callback -- the host copies it at
  *   once.
  * import_state: called on the *new* instance after its init, before it
