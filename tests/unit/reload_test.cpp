@@ -152,7 +152,7 @@ TEST(Reload, EightCallersFiftySwapsNoCallUnguardedNoneFailed) {
   // Which generation served each call, and did the guard run in it?
   std::map<std::string, std::uint64_t> served;
   std::set<std::string> guarded;
-  for (const auto& e : f.recorder->events) {
+  for (const auto& e : f.recorder->snapshot()) {
     if (e.type == "tool/result") served[e.call_id] = e.generation;
     if (e.type == "hook/result" && e.data.at("source") == "reload.guard/guard") guarded.insert(e.call_id);
   }

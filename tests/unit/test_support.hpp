@@ -27,6 +27,11 @@ struct Recorder {
     std::lock_guard lock(mutex);
     events.push_back(e);
   }
+  // A copy, for tests whose host still emits from background threads.
+  std::vector<Event> snapshot() {
+    std::lock_guard lock(mutex);
+    return events;
+  }
   std::vector<Event> of_type(std::string_view type) {
     std::lock_guard lock(mutex);
     std::vector<Event> out;
