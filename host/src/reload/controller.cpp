@@ -77,10 +77,15 @@ ReloadController::ReloadController(Host::Impl& impl, ReloadOptions options)
     if (type == "plugin/pinned" || type == "plugin/drain-timeout")
       spdlog::warn("{}: {}", type, json::serialize(data));
   });
+  // Created before any thread can look at it, and kept until its thread has
+  // ended: the watcher thread itself calls reload(), which uses watcher_.
+  if (options_.watch)
+    watcher_ = std::make_unique<detail::Watcher>(options_.debounce, [this] { reload(false); });
   reaper_ = std::thread([this] { reap_loop(); });
 }
 
 ReloadController::~ReloadController() {
+  if (watcher_) watcher_->stop();
   watcher_.reset();
   {
     std::lock_guard lock(reap_mutex_);
@@ -118,9 +123,7 @@ std::vector<fs::path> ReloadController::watched_files() const {
 
 ReloadReport ReloadController::reload(bool force) {
   ReloadReport r = attempt(force);
-  if (options_.watch) {
-    if (!watcher_)
-      watcher_ = std::make_unique<detail::Watcher>(options_.debounce, [this] { reload(false); });
+  if (watcher_) {
     std::lock_guard lock(impl_.control);
     watcher_->watch(watched_files());
   }

@@ -23,9 +23,13 @@ Watcher::Watcher(std::chrono::milliseconds debounce, std::function<void()> on_ch
   thread_ = std::thread([this] { run(); });
 }
 
-Watcher::~Watcher() {
+void Watcher::stop() {
   (void)!::write(wake_[1], "x", 1);
-  if (thread_.joinable()) thread_.join();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+Watcher::~Watcher() {
+  stop();
   ::close(inotify_);
   ::close(wake_[0]);
   ::close(wake_[1]);

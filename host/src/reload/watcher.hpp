@@ -27,6 +27,8 @@ class Watcher {
 
   // Replaces the set of watched files (their folders are watched).
   void watch(const std::vector<std::filesystem::path>& files);
+  // Ends the thread (waiting for a running on_change to return).
+  void stop();
 
  private:
   void run();
