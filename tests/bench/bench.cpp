@@ -11,6 +11,7 @@
 //   BM_Guard/<plugin>       each production guard on realistic arguments
 //   BM_SpawnHookProcess     the same decision made by spawning a process
 //   BM_ReloadLatency        rebuilt file complete -> new generation serving
+//   BM_ReloadExplicit       the same swap on Host::reload(): load + publish alone
 //
 // Allocations per call are counted by replacing operator new in this binary
 // ("allocs" counter).
@@ -257,7 +258,10 @@ void BM_ReloadLatency(benchmark::State& state) {
   ReloadOptions o;
   o.manifests = {m};
   o.watch = true;
-  host.enable_reload(o);
+  if (auto r = host.enable_reload(o); !r.ok) {
+    state.SkipWithError(("the first load failed: " + r.error).c_str());
+    return;
+  }
   std::string variants[2] = {bench_plugin("bench_guard"), bench_plugin("bench_guard_alt")};
   int i = 0;
   for (auto _ : state) {
@@ -276,6 +280,39 @@ void BM_ReloadLatency(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ReloadLatency)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(20);
+
+// The same swap triggered by an explicit reload (SIGHUP, Host::reload()):
+// no debounce, no stability wait -- what copying, hashing, loading, init,
+// building and publishing the generation cost on their own.
+void BM_ReloadExplicit(benchmark::State& state) {
+  Stack stack;
+  fs::path plugin = stack.dir / "guard.so";
+  fs::copy_file(bench_plugin("bench_guard"), plugin);
+  auto m = stack.write("reload.json", manifest({plugin_entry("bench.guard", "guard.so", {{"guards", 1}})}));
+  Host host;
+  host.register_tool(greet_tool());
+  ReloadOptions o;
+  o.manifests = {m};
+  o.watch = false;
+  if (auto r = host.enable_reload(o); !r.ok) {
+    state.SkipWithError(("the first load failed: " + r.error).c_str());
+    return;
+  }
+  std::string variants[2] = {bench_plugin("bench_guard"), bench_plugin("bench_guard_alt")};
+  int i = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    fs::copy_file(variants[++i % 2], stack.dir / ".guard.tmp", fs::copy_options::overwrite_existing);
+    fs::rename(stack.dir / ".guard.tmp", plugin);
+    state.ResumeTiming();
+    auto r = host.reload();
+    if (!r.ok || r.reloaded.empty()) {
+      state.SkipWithError(("the reload did not swap the plugin: " + r.error).c_str());
+      break;
+    }
+  }
+}
+BENCHMARK(BM_ReloadExplicit)->Unit(benchmark::kMillisecond)->Iterations(50);
 
 }  // namespace
 

@@ -50,7 +50,10 @@ for g in ["guard_paths", "guard_commands", "guard_secrets", "rate_limit"]:
 rows.append(("spawning a compiled hook process per call (wall clock)", fmt(spawn), "the comparison point", ""))
 if "BM_ReloadLatency/iterations:20/manual_time" in median:
     r = median["BM_ReloadLatency/iterations:20/manual_time"][1]
-    rows.append(("hot reload: rebuilt file complete → new generation serving", f"{r / 1e6:.1f} ms", "target < 50 ms", ""))
+    rows.append(("hot reload: rebuilt file complete → new generation serving (watcher)", f"{r / 1e6:.1f} ms", "of which 20 ms debounce + 5 ms stability check, by design", ""))
+if "BM_ReloadExplicit/iterations:50" in median:
+    r = median["BM_ReloadExplicit/iterations:50"][1]
+    rows.append(("hot reload on `Host::reload()`/SIGHUP: copy, hash, load, init, publish", f"{r / 1e6:.2f} ms", "the load itself", ""))
 
 print("| case | median | ratio | allocations / call |")
 print("|---|---|---|---|")

@@ -180,6 +180,30 @@ TEST(Reload, TheWatcherPicksUpARebuiltPlugin) {
   EXPECT_EQ(code_of(f.greet("B")), "denied");
 }
 
+// A rebuild that lands while the previous reload is still running (between
+// "new generation published" and "watching again") is not lost: the last
+// build written is the one that ends up serving, every time.
+TEST(Reload, BackToBackRebuildsEndWithTheLastOneServing) {
+  ReloadFixture f;
+  ASSERT_TRUE(f.enable(/*watch=*/true).ok);
+  for (int i = 0; i < 10; ++i) {
+    bool b = i % 2 == 0;
+    auto before = f.host->generation();
+    f.install(b ? "reload_guard_b" : "reload_guard_a");
+    // Wait for the reload to publish, then rebuild again at once.
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (f.host->generation() == before && std::chrono::steady_clock::now() < until)
+      std::this_thread::yield();
+    ASSERT_GT(f.host->generation(), before) << "rebuild " << i << " was never picked up";
+    // The generation just published may be an intermediate one; the build
+    // written is served eventually.
+    until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (code_of(f.greet(b ? "B" : "A")) != "denied" && std::chrono::steady_clock::now() < until)
+      std::this_thread::yield();
+    ASSERT_EQ(code_of(f.greet(b ? "B" : "A")), "denied") << "rebuild " << i;
+  }
+}
+
 TEST(Reload, EveryFailureLeavesTheOldGenerationServing) {
   struct Case {
     const char* name;

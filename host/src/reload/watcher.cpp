@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <stdexcept>
 
 namespace toolgate::detail {
@@ -24,7 +25,7 @@ Watcher::Watcher(std::chrono::milliseconds debounce, std::function<void()> on_ch
 }
 
 void Watcher::stop() {
-  (void)!::write(wake_[1], "x", 1);
+  (void)!::write(wake_[1], "x", 1);  // "x": stop; "r": look again (see watch())
   if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
 }
 
@@ -37,8 +38,6 @@ Watcher::~Watcher() {
 
 void Watcher::watch(const std::vector<fs::path>& files) {
   std::lock_guard lock(mutex_);
-  for (int wd : watches_) ::inotify_rm_watch(inotify_, wd);
-  watches_.clear();
   files_.clear();
   names_.clear();
   std::set<fs::path> dirs;
@@ -48,12 +47,26 @@ void Watcher::watch(const std::vector<fs::path>& files) {
     names_.insert(abs.filename().string());
     dirs.insert(abs.parent_path());
   }
+  for (auto it = watches_.begin(); it != watches_.end();) {
+    if (dirs.count(it->first)) {
+      ++it;
+      continue;
+    }
+    ::inotify_rm_watch(inotify_, it->second);
+    it = watches_.erase(it);
+  }
+  bool added = false;
   for (const auto& d : dirs) {
+    if (watches_.count(d)) continue;
     int wd = ::inotify_add_watch(inotify_, d.c_str(),
                                  IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_CREATE | IN_DELETE |
                                      IN_ATTRIB | IN_MOVED_FROM);
-    if (wd >= 0) watches_.push_back(wd);
+    if (wd < 0) continue;  // a missing folder: the next reload reports the missing file
+    watches_.emplace(d, wd);
+    added = true;
   }
+  // Whatever changed in a new folder before its watch existed went unseen.
+  if (added) (void)!::write(wake_[1], "r", 1);
 }
 
 // Every watched file that exists has the same size and mtime across a short
@@ -94,15 +107,40 @@ void Watcher::run() {
     pollfd p[2] = {{inotify_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
     int n = ::poll(p, 2, timeout);
     if (n < 0 && errno != EINTR) return;
-    if (p[1].revents) return;  // shutting down
+    if (p[1].revents) {
+      char cmd[64];
+      ssize_t got = ::read(wake_[0], cmd, sizeof cmd);
+      if (got < 0) continue;  // EINTR/EAGAIN: poll again
+      if (got == 0 || std::memchr(cmd, 'x', static_cast<std::size_t>(got))) return;  // shutting down
+      pending = true;  // a new folder is watched: one more pass
+      last = Clock::now();
+      continue;
+    }
     if (n > 0 && (p[0].revents & POLLIN)) {
       ssize_t len;
       while ((len = ::read(inotify_, buf, sizeof buf)) > 0) {
         for (char* ptr = buf; ptr < buf + len;) {
           auto* ev = reinterpret_cast<inotify_event*>(ptr);
           ptr += sizeof(inotify_event) + ev->len;
-          if (!ev->len) continue;
           std::lock_guard lock(mutex_);
+          if (ev->mask & IN_Q_OVERFLOW) {  // events were lost: look at everything
+            pending = true;
+            last = Clock::now();
+            continue;
+          }
+          if (ev->mask & IN_IGNORED) {
+            // The folder itself went away (deleted, renamed, unmounted): forget
+            // its watch, and reload so the stack is checked and re-watched.
+            for (auto it = watches_.begin(); it != watches_.end(); ++it)
+              if (it->second == ev->wd) {
+                watches_.erase(it);
+                pending = true;
+                last = Clock::now();
+                break;
+              }
+            continue;
+          }
+          if (!ev->len) continue;
           if (names_.count(ev->name)) {
             pending = true;
             last = Clock::now();

@@ -6,11 +6,18 @@
 // relevant event the watcher waits `debounce`, then until every watched file
 // is stable (same size and mtime across a short pause), and only then calls
 // `on_change`.  Runs on its own thread.
+//
+// Changing the watched set never drops a watch that is still needed: a
+// rebuild that lands while a reload is running (between "loaded" and
+// "watching again") would otherwise be missed.  A folder that is watched for
+// the first time may already hold a change nobody saw, so adding one makes
+// the watcher run `on_change` once more.
 #pragma once
 
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -25,7 +32,8 @@ class Watcher {
   Watcher(const Watcher&) = delete;
   Watcher& operator=(const Watcher&) = delete;
 
-  // Replaces the set of watched files (their folders are watched).
+  // Replaces the set of watched files (their folders are watched); folders
+  // already watched keep their watch.
   void watch(const std::vector<std::filesystem::path>& files);
   // Ends the thread (waiting for a running on_change to return).
   void stop();
@@ -41,7 +49,7 @@ class Watcher {
   std::mutex mutex_;
   std::set<std::filesystem::path> files_;      // guarded by mutex_
   std::set<std::string> names_;                // basenames, guarded by mutex_
-  std::vector<int> watches_;                   // guarded by mutex_
+  std::map<std::filesystem::path, int> watches_;  // folder -> watch, guarded by mutex_
   std::thread thread_;
 };
 
