@@ -3,6 +3,7 @@
  * calls it saw (handed across reloads with export/import_state).  Variants:
  *   RG_DENY="\"A\""     what the guard denies (default "A")
  *   RG_CRASH_INIT       init dereferences NULL (the probe must catch it)
+ *   RG_EXIT_INIT        init calls exit(0) (the probe must catch it)
  *   RG_FAIL_INIT        init fails with a message
  *   RG_DROP_GUARD       registers a pre-execute hook instead of the guard
  *   RG_REFUSE_STATE     import_state fails */
@@ -59,6 +60,9 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
   raise(SIGSEGV); /* a real crash, as a wild write would cause (without UB
                      that the sanitizers would report first) */
   abort();
+#endif
+#ifdef RG_EXIT_INIT
+  exit(0); /* ends the process "successfully": in the host, it would end the host */
 #endif
 #ifdef RG_FAIL_INIT
   api->init_error(ctx, "reload_guard refuses to start");

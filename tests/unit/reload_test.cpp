@@ -217,6 +217,8 @@ TEST(Reload, EveryFailureLeavesTheOldGenerationServing) {
       {"ABI mismatch", [](ReloadFixture& f) { f.install("variant_major_mismatch"); }, "ABI 2.0"},
       {"crash in init, caught by the probe", [](ReloadFixture& f) { f.install("reload_guard_crash_init"); },
        "crashed in the probe process", true},
+      {"exit(0) in init, caught by the probe", [](ReloadFixture& f) { f.install("reload_guard_exit_init"); },
+       "crashed in the probe process (it ended with exit status 0", true},
       {"error in init", [](ReloadFixture& f) { f.install("reload_guard_fail_init"); },
        "reload_guard refuses to start"},
       {"error in init, probe", [](ReloadFixture& f) { f.install("reload_guard_fail_init"); },

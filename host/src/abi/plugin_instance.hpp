@@ -14,6 +14,18 @@
 
 namespace toolgate::detail {
 
+// Held around every dlopen and dlclose of a plugin image.  ld.so already
+// serializes them with its own lock, but that lock is invisible to thread
+// sanitizers: an image unloaded by the reaper and the next one mapped at the
+// same address by a reload would look unordered, and the new image's
+// globals would seem to race with calls that ran in the old one.  Taking
+// this mutex too makes "unloaded, then loaded" an ordering every tool sees.
+// Control path only; calls never take it.
+inline std::mutex& image_lifecycle_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 struct PluginInstance {
   boost::dll::shared_library library;  // destroyed last: unloads the image
   std::string id;
@@ -43,8 +55,12 @@ struct PluginInstance {
     // A plugin that cannot be unloaded (Go and some other runtimes) keeps
     // its image mapped for the life of the process: the handle is leaked
     // on purpose, so dlclose is never called.
-    if (flags & TG_PLUGIN_NEVER_UNLOAD)
+    if (flags & TG_PLUGIN_NEVER_UNLOAD) {
       new boost::dll::shared_library(std::move(library));  // NOLINT: intentional leak
+      return;
+    }
+    std::lock_guard lock(image_lifecycle_mutex());
+    library.unload();
   }
 };
 

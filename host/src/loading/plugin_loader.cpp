@@ -195,7 +195,10 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
   boost::dll::fs::error_code ec;
   // rtld_now: unresolved symbols fail here, not in the middle of a call.
   // rtld_local: a plugin's symbols never satisfy another plugin's.
-  inst->library.load(file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, ec);
+  {
+    std::lock_guard lock(image_lifecycle_mutex());  // see its comment
+    inst->library.load(file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, ec);
+  }
   if (ec) {
     const char* dl = dlerror();
     fail("cannot be loaded: " + (dl ? std::string(dl) : ec.message()),

@@ -17,12 +17,20 @@
 #include <cstring>
 #include <iostream>
 #include <iterator>
+#include <string_view>
 
 extern char** environ;
 
 namespace toolgate::detail {
 
 namespace {
+
+// The child's last words on its output.  Only a probe that says one of them
+// finished: a plugin that calls exit() in init, or a crash turned into an
+// exit status by a handler (sanitizers, language runtimes), is a crash, even
+// with exit status 0 -- it would end the host the same way.
+constexpr std::string_view kProbeOk = "toolgate-probe: ok";
+constexpr std::string_view kProbeRejected = "toolgate-probe: rejected: ";
 
 struct Fd {
   int fd = -1;
@@ -97,9 +105,14 @@ std::string run_probe(const std::vector<std::string>& command, const std::filesy
   if (WIFSIGNALED(status))
     return "the plugin crashed in the probe process (signal " + std::to_string(WTERMSIG(status)) + ", " +
            strsignal(WTERMSIG(status)) + ")" + (output.empty() ? "" : ": " + output);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return output.empty() ? "the probe failed (status " + std::to_string(WEXITSTATUS(status)) + ")" : output;
-  return "";
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (auto at = output.rfind(kProbeRejected); code == 1 && at != std::string::npos)
+    return output.substr(at + kProbeRejected.size());
+  if (code == 0 && output.size() >= kProbeOk.size() &&
+      output.compare(output.size() - kProbeOk.size(), kProbeOk.size(), kProbeOk) == 0)
+    return "";
+  return "the plugin crashed in the probe process (it ended with exit status " + std::to_string(code) +
+         " before the probe finished)" + (output.empty() ? "" : ": " + output);
 }
 
 int probe_main(const std::vector<std::string>& args) {
@@ -116,11 +129,12 @@ int probe_main(const std::vector<std::string>& args) {
     if (!text.empty()) mp.config = boost::json::parse(text).as_object();
     auto loaded = load_plugin(mp, "(probe)", LoaderOptions{true});
     loaded.reset();  // shutdown runs too: a crash there is caught as well
+    std::cerr << kProbeOk << std::endl;
     return 0;
   } catch (const LoadError& e) {
-    std::cerr << e.problem() << "\n";
+    std::cerr << kProbeRejected << e.problem() << std::endl;
   } catch (const std::exception& e) {
-    std::cerr << e.what() << "\n";
+    std::cerr << kProbeRejected << e.what() << std::endl;
   }
   return 1;
 }
