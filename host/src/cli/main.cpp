@@ -1,4 +1,5 @@
 // main.cpp -- `toolgate COMMAND ...`: dispatch and usage.
+#include "inspect.hpp"
 #include "options.hpp"
 
 #include <toolgate/host.hpp>
@@ -73,6 +74,10 @@ int main(int argc, char** argv) {
     // The child side of hot reload's probe: load a candidate, init, exit.
     if (cmd == "__probe") return toolgate::detail::probe_main(args);
     if (cmd == "audit") return toolgate::cli::run_audit(args);
+    if (cmd == "inspect") return toolgate::cli::run_inspect(args);
+    // The child side of inspect: runs the plugin's code so inspect cannot crash.
+    if (cmd == "__inspect") return toolgate::cli::inspect_child_main(args);
+    if (cmd == "new-plugin") return toolgate::cli::run_new_plugin(args);
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
       usage(stdout);
       return 0;
