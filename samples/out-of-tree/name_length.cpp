@@ -16,12 +16,16 @@ class NameLength {
         throw sdk::ConfigError("/max", "must be a positive integer");
       max = v->as_int64();
     }
-    const std::string reason = "names longer than " + std::to_string(max) + " characters are not greeted";
-    init.guard("max", [max, reason](const sdk::Call& call) {
-      auto name = call.arg_string("/name");
-      if (name && static_cast<std::int64_t>(name->size()) > max) return sdk::GuardVerdict::deny(reason);
-      return sdk::GuardVerdict::abstain();
-    }, {"greet", 0});
+    const std::string reason =
+        "names longer than " + std::to_string(max) + " characters are not greeted";
+    init.guard("max",
+               [max, reason](const sdk::Call& call) {
+                 auto name = call.arg_string("/name");
+                 if (name && static_cast<std::int64_t>(name->size()) > max)
+                   return sdk::GuardVerdict::deny(reason);
+                 return sdk::GuardVerdict::abstain();
+               },
+               {"greet", 0});
   }
 };
 

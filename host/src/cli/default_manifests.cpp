@@ -44,8 +44,9 @@ std::vector<fs::path> safe_manifests(const ManifestFolder& f) {
   if (ec) throw std::runtime_error("cannot inspect the " + describe(f) + ": " + ec.message());
   if (!fs::is_directory(st))
     throw std::runtime_error("the " + describe(f) + " is not a folder; remove it or make it one");
-  const std::string fix = "; fix with chmod go-w (and chown to root or yourself), or pass manifests "
-                          "explicitly";
+  const std::string fix =
+      "; fix with chmod go-w (and chown to root or yourself), or pass manifests "
+      "explicitly";
   if (auto why = detail::insecure_permissions(f.path); !why.empty())
     throw std::runtime_error("refusing the " + describe(f) + ": " + why +
                              ", so another user could change the policy" + fix);

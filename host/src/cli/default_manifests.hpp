@@ -21,9 +21,9 @@
 namespace toolgate::cli {
 
 struct ManifestFolder {
-  std::string layer;            // "system" or "user"
-  std::filesystem::path path;   // empty: turned off
-  std::string chosen_by;        // the environment variable, or "default"
+  std::string layer;           // "system" or "user"
+  std::filesystem::path path;  // empty: turned off
+  std::string chosen_by;       // the environment variable, or "default"
 };
 
 // The two folders, system first, as configured by the environment.

@@ -59,8 +59,8 @@ std::vector<std::string> names_of(const json::array& a) {
   return out;
 }
 
-std::vector<std::string> bit_names(std::uint32_t bits,
-                                   std::initializer_list<std::pair<std::uint32_t, const char*>> known) {
+std::vector<std::string> bit_names(
+    std::uint32_t bits, std::initializer_list<std::pair<std::uint32_t, const char*>> known) {
   std::vector<std::string> out;
   for (const auto& [bit, name] : known)
     if (bits & bit) {
@@ -84,7 +84,8 @@ void read_image(const fs::path& plugin, Findings& f) {
               "point inspect at a built plugin (.so); if it is still being written, wait");
     return;
   }
-  if (!img.table_problem.empty()) f.problem("malformed_elf", "the file " + img.table_problem, "rebuild it");
+  if (!img.table_problem.empty())
+    f.problem("malformed_elf", "the file " + img.table_problem, "rebuild it");
   if (img.type != ET_DYN)
     f.problem("not_a_shared_object", "the file is an ELF file but not a shared object",
               "build a shared library: " + helper_fix);
@@ -105,17 +106,20 @@ void read_image(const fs::path& plugin, Findings& f) {
   f.info["needed"] = std::move(needed);
   f.info["undefined"] = json::value_from(undefined);
   if (exports.size() == extra.size())
-    f.problem("no_entry", std::string("the plugin does not export ") + entry_name,
-              "define it with TOOLGATE_PLUGIN_ENTRY (C) or TOOLGATE_PLUGIN (C++), and " + helper_fix);
+    f.problem(
+        "no_entry", std::string("the plugin does not export ") + entry_name,
+        "define it with TOOLGATE_PLUGIN_ENTRY (C) or TOOLGATE_PLUGIN (C++), and " + helper_fix);
   if (!extra.empty())
     f.problem("extra_exports",
-              "exports " + std::to_string(extra.size()) + " symbol(s) besides " + entry_name + ": " +
-                  joined(extra) + "; other objects can bind to them and pin the plugin in memory",
+              "exports " + std::to_string(extra.size()) + " symbol(s) besides " + entry_name +
+                  ": " + joined(extra) +
+                  "; other objects can bind to them and pin the plugin in memory",
               helper_fix);
   if (!unique.empty())
     f.problem("gnu_unique",
               "has STB_GNU_UNIQUE symbol(s), which keep the image mapped after dlclose (hot "
-              "reload cannot unload it): " + joined(unique),
+              "reload cannot unload it): " +
+                  joined(unique),
               "compile C++ with -fno-gnu-unique (toolgate_add_plugin does)");
 }
 
@@ -129,15 +133,16 @@ void probe(const fs::path& plugin, const json::object& config, Findings& f) {
   const fs::path dir = pattern;
   const fs::path report_file = dir / "report.json";
   // run_probe passes its `id` as the last argument: here, the report file.
-  std::string why = detail::run_probe({self_exe(), "__inspect"}, plugin, report_file.string(), config,
-                                      std::chrono::seconds(10));
+  std::string why = detail::run_probe({self_exe(), "__inspect"}, plugin, report_file.string(),
+                                      config, std::chrono::seconds(10));
   std::ifstream in(report_file);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (!why.empty() || text.empty()) {
-    f.problem("probe_failed", "loading the plugin in a child process failed: " +
-                                  (why.empty() ? std::string("no report") : why),
+    f.problem("probe_failed",
+              "loading the plugin in a child process failed: " +
+                  (why.empty() ? std::string("no report") : why),
               "run it under a debugger: toolgate __probe PLUGIN ID < config.json");
     return;
   }
@@ -148,11 +153,14 @@ void probe(const fs::path& plugin, const json::object& config, Findings& f) {
                     std::to_string(o.at("abi_minor").to_number<unsigned>());
     f.info["id"] = o.at("id");
     f.info["version"] = o.at("version");
-    f.info["capabilities"] = json::value_from(bit_names(
-        o.at("capabilities").to_number<std::uint32_t>(),
-        {{TG_CAP_PRE_EXECUTE, "pre-execute"}, {TG_CAP_GUARD, "guard"},
-         {TG_CAP_EXECUTE_WRAPPER, "execute-wrapper"}, {TG_CAP_POST_EXECUTE, "post-execute"},
-         {TG_CAP_RESULT_OBSERVER, "result-observer"}, {TG_CAP_TOOLS, "tools"}}));
+    f.info["capabilities"] =
+        json::value_from(bit_names(o.at("capabilities").to_number<std::uint32_t>(),
+                                   {{TG_CAP_PRE_EXECUTE, "pre-execute"},
+                                    {TG_CAP_GUARD, "guard"},
+                                    {TG_CAP_EXECUTE_WRAPPER, "execute-wrapper"},
+                                    {TG_CAP_POST_EXECUTE, "post-execute"},
+                                    {TG_CAP_RESULT_OBSERVER, "result-observer"},
+                                    {TG_CAP_TOOLS, "tools"}}));
     f.info["flags"] = json::value_from(bit_names(
         o.at("flags").to_number<std::uint32_t>(),
         {{TG_PLUGIN_SERIALIZED, "serialized"}, {TG_PLUGIN_NEVER_UNLOAD, "never-unload"}}));
@@ -195,10 +203,13 @@ void print_text(const fs::path& plugin, const Findings& f) {
     for (const auto& hv : hooks->as_array()) {
       const auto& h = hv.as_object();
       std::string tools;
-      for (const auto& t : h.at("tools").as_array()) tools += (tools.empty() ? "" : ",") + std::string(t.as_string());
+      for (const auto& t : h.at("tools").as_array())
+        tools += (tools.empty() ? "" : ",") + std::string(t.as_string());
       std::printf("registers     %s %s (tools %s, priority %lld)\n",
-                  std::string(h.at("stage").as_string()).c_str(), std::string(h.at("name").as_string()).c_str(),
-                  tools.empty() ? "*" : tools.c_str(), static_cast<long long>(h.at("priority").as_int64()));
+                  std::string(h.at("stage").as_string()).c_str(),
+                  std::string(h.at("name").as_string()).c_str(),
+                  tools.empty() ? "*" : tools.c_str(),
+                  static_cast<long long>(h.at("priority").as_int64()));
     }
     for (const auto& t : f.info.at("tools").as_array())
       std::printf("registers     tool %s\n", std::string(t.as_string()).c_str());
@@ -213,7 +224,8 @@ void print_text(const fs::path& plugin, const Findings& f) {
   for (const auto& pv : f.problems) {
     const auto& p = pv.as_object();
     std::printf("  %s: %s\n    fix: %s\n", std::string(p.at("code").as_string()).c_str(),
-                std::string(p.at("message").as_string()).c_str(), std::string(p.at("fix").as_string()).c_str());
+                std::string(p.at("message").as_string()).c_str(),
+                std::string(p.at("fix").as_string()).c_str());
   }
 }
 
@@ -230,7 +242,8 @@ int run_inspect(const Args& args) {
       if (i + 1 == args.size()) throw UsageError("--config needs a JSON object");
       boost::system::error_code ec;
       json::value v = json::parse(args[++i], ec);
-      if (ec || !v.is_object()) throw UsageError("--config takes a JSON object, e.g. '{\"limit\": 3}'");
+      if (ec || !v.is_object())
+        throw UsageError("--config takes a JSON object, e.g. '{\"limit\": 3}'");
       config = v.as_object();
     } else if (args[i].size() > 1 && args[i][0] == '-') {
       throw UsageError("unknown option " + args[i]);

@@ -93,8 +93,9 @@ void load_and_init(const fs::path& plugin, const json::object& config, json::obj
   if (!h) {
     const char* why = ::dlerror();
     report["load_error"] = {{"problem", std::string("cannot be loaded: ") + (why ? why : "?")},
-                            {"fix", "link every library the plugin uses (-z defs shows what is "
-                                    "missing at link time) and install its dependencies"}};
+                            {"fix",
+                             "link every library the plugin uses (-z defs shows what is "
+                             "missing at link time) and install its dependencies"}};
     return;
   }
   using Entry = const tg_plugin_descriptor* (*)();

@@ -33,7 +33,7 @@ constexpr Kind kinds[] = {{"guard", "guard"},
 
 // Event types with these prefixes belong to the host; the observer
 // template emits "NAME/observed".
-constexpr const char* reserved_names[] = {"tool", "tools", "hook", "approval",
+constexpr const char* reserved_names[] = {"tool",   "tools", "hook",    "approval",
                                           "plugin", "batch", "observer"};
 
 void check_name(const std::string& name) {
@@ -44,7 +44,8 @@ void check_name(const std::string& name) {
                      "(at most 48 characters, not ending in - or _), e.g. my-guard");
   for (const char* r : reserved_names)
     if (name == r)
-      throw UsageError("plugin name \"" + name + "\" is reserved for the host's events; pick another");
+      throw UsageError("plugin name \"" + name +
+                       "\" is reserved for the host's events; pick another");
 }
 
 std::string class_name(const std::string& name) {
@@ -79,7 +80,8 @@ void write_new(const fs::path& file, const std::string& text) {
   fs::create_directories(file.parent_path());
   // O_EXCL: a file that appeared since the check is not overwritten either.
   int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot create " + file.string() + ": " + std::strerror(errno));
+  if (fd < 0)
+    throw std::runtime_error("cannot create " + file.string() + ": " + std::strerror(errno));
   bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   ok = ::close(fd) == 0 && ok;
   if (!ok) throw std::runtime_error("cannot write " + file.string());
@@ -94,14 +96,21 @@ int run_new_plugin(const Args& args) {
       if (i + 1 == args.size()) throw UsageError(args[i] + " needs a value");
       return args[++i];
     };
-    if (args[i] == "--lang") lang = value();
-    else if (args[i] == "--kind") kind = value();
-    else if (args[i] == "--dir") dir = value();
-    else if (args[i].size() > 1 && args[i][0] == '-') throw UsageError("unknown option " + args[i]);
-    else if (name.empty()) name = args[i];
-    else throw UsageError("new-plugin takes one NAME (got \"" + name + "\" and \"" + args[i] + "\")");
+    if (args[i] == "--lang")
+      lang = value();
+    else if (args[i] == "--kind")
+      kind = value();
+    else if (args[i] == "--dir")
+      dir = value();
+    else if (args[i].size() > 1 && args[i][0] == '-')
+      throw UsageError("unknown option " + args[i]);
+    else if (name.empty())
+      name = args[i];
+    else
+      throw UsageError("new-plugin takes one NAME (got \"" + name + "\" and \"" + args[i] + "\")");
   }
-  if (name.empty()) throw UsageError("new-plugin needs a NAME, e.g. toolgate new-plugin my-guard --lang c");
+  if (name.empty())
+    throw UsageError("new-plugin needs a NAME, e.g. toolgate new-plugin my-guard --lang c");
   check_name(name);
   if (lang != "c" && lang != "cpp") throw UsageError("--lang takes c or cpp");
   const Kind* k = nullptr;
@@ -122,10 +131,9 @@ int run_new_plugin(const Args& args) {
       {"@LANGUAGES@", cpp ? "CXX" : "C"},
       {"@SOURCE@", source},
       {"@LINK@", cpp ? " LINK Boost::json" : ""},
-      {"@FIND_DEPENDENCIES@",
-       cpp ? "# The C++ layer (toolgate/plugin.hpp) uses Boost.JSON.\n"
-             "find_package(Boost 1.81 CONFIG REQUIRED COMPONENTS json)\n"
-           : ""},
+      {"@FIND_DEPENDENCIES@", cpp ? "# The C++ layer (toolgate/plugin.hpp) uses Boost.JSON.\n"
+                                    "find_package(Boost 1.81 CONFIG REQUIRED COMPONENTS json)\n"
+                                  : ""},
   };
   // The tests first: they contain placeholders of their own.
   vars["@TESTS@"] = fill(template_text("tests/" + kind + ".cmake"), vars);
@@ -144,14 +152,15 @@ int run_new_plugin(const Args& args) {
     if (fs::exists(fs::symlink_status(file, ec))) existing += "\n  " + file.string();
   }
   if (!existing.empty())
-    throw std::runtime_error("refusing to overwrite existing files (nothing was written):" + existing +
-                             "\nchoose another --dir, or move these files away");
+    throw std::runtime_error("refusing to overwrite existing files (nothing was written):" +
+                             existing + "\nchoose another --dir, or move these files away");
   for (const auto& [file, text] : files) {
     write_new(file, text);
     std::printf("created %s\n", file.c_str());
   }
-  std::printf("\nnext:\n  cd %s\n  cmake -S . -B build && cmake --build build && ctest --test-dir build\n",
-              root.c_str());
+  std::printf(
+      "\nnext:\n  cd %s\n  cmake -S . -B build && cmake --build build && ctest --test-dir build\n",
+      root.c_str());
   return 0;
 }
 

@@ -91,9 +91,12 @@ std::string read_dynamic(const Bytes& b, const Elf64_Ehdr& eh, const Elf64_Shdr&
     if (d.d_tag != DT_NEEDED && d.d_tag != DT_RUNPATH && d.d_tag != DT_RPATH) continue;
     if (!b.string_at(strtab.sh_offset, strtab.sh_size, d.d_un.d_val, s))
       return "has a malformed dynamic string table";
-    if (d.d_tag == DT_NEEDED) img.needed.push_back(s);
-    else if (d.d_tag == DT_RUNPATH) img.runpath = s;
-    else rpath = s;
+    if (d.d_tag == DT_NEEDED)
+      img.needed.push_back(s);
+    else if (d.d_tag == DT_RUNPATH)
+      img.runpath = s;
+    else
+      rpath = s;
   }
   if (img.runpath.empty()) img.runpath = rpath;
   return "";

@@ -27,8 +27,8 @@ struct ElfImage {
   // malformed (only inspect cares: dlopen judges these itself).
   std::string table_problem;
   std::uint64_t size = 0;
-  std::uint16_t type = 0;     // ET_DYN for a shared object
-  std::uint16_t machine = 0;  // EM_X86_64, EM_AARCH64, ...
+  std::uint16_t type = 0;                  // ET_DYN for a shared object
+  std::uint16_t machine = 0;               // EM_X86_64, EM_AARCH64, ...
   std::vector<ElfSymbol> dynamic_symbols;  // .dynsym, without the null entry
   std::vector<ElfSymbol> unique_symbols;   // STB_GNU_UNIQUE in .dynsym or .symtab
   std::vector<std::string> needed;         // DT_NEEDED, in order
