@@ -3,6 +3,7 @@
 #include "options.hpp"
 
 #include <toolgate/host.hpp>
+#include <toolgate/toolgate.h>
 
 #include "../reload/probe.hpp"
 
