@@ -2,8 +2,8 @@
 #include "inspect.hpp"
 #include "options.hpp"
 
-#include <toolgate/host.hpp>
 #include <toolgate/toolgate.h>
+#include <toolgate/host.hpp>
 
 #include "../reload/probe.hpp"
 
