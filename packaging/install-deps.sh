@@ -20,6 +20,8 @@ packages=(
   libbenchmark-dev
   python3-jsonschema  # tests: sample manifests validate against the schema
   libre2-dev          # RE2: linear-time regexes for plugins/ (policy, secret detectors)
+  dpkg-dev            # cpack .deb: dpkg-shlibdeps computes the runtime Depends
+  file                # cpack .deb: finds the ELF files to run dpkg-shlibdeps on
 )
 
 # The MCP gateway's end-to-end tests run the official MCP SDK on Node.js

@@ -29,7 +29,8 @@ expect "check ok" 0 '^ok: 2 layers, 6 plugins, 6 hooks \(2 locked\)$' "$tg" chec
 expect "check refuses weakening a locked guard" 1 \
   'at /overrides/sample.no-world~1no-world: hook sample.no-world/no-world is locked by layer "security"' \
   "$tg" check "$m/layers" "$m/broken/weaken-locked-guard.json"
-expect "check without manifests is a usage error" 2 'usage error' "$tg" check
+expect "check without manifests and no default folders fails" 1 'no manifest given, and no default folder holds one' \
+  env TOOLGATE_SYSTEM_MANIFEST_DIR="$work/none" TOOLGATE_USER_MANIFEST_DIR= "$tg" check
 expect "unknown option is a usage error" 2 'unknown option --bogus' "$tg" plan "$m/layers" --bogus
 expect "unknown command" 2 'unknown command' "$tg" frobnicate
 

@@ -62,6 +62,7 @@ int run_call(const Args& args) {
     if (other.size() == 2) arguments = other[1];
     o.manifests = manifests;
   }
+  use_default_manifests_if_none(o);
   auto host = make_host(o);
   if (auto a = flag_value(rest, "--approve")) {
     if (*a == "yes")

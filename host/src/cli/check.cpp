@@ -12,7 +12,7 @@ namespace toolgate::cli {
 int run_check(const Args& args) {
   CommonOptions o;
   auto rest = parse_common(args, o);
-  if (o.manifests.empty()) throw UsageError("check needs at least one manifest (file or folder)");
+  use_default_manifests_if_none(o);
   int errors = 0;
   std::vector<std::filesystem::path> files;
   try {

@@ -15,5 +15,7 @@ int run_call(const Args& args);   // call.cpp
 int run_watch(const Args& args);  // watch.cpp
 int run_audit(const Args& args);  // audit.cpp
 int run_mcp(const Args& args);    // mcp.cpp
+int run_inspect(const Args& args);     // inspect.cpp
+int run_new_plugin(const Args& args);  // new_plugin.cpp
 
 }  // namespace toolgate::cli

@@ -1,6 +1,8 @@
 // main.cpp -- `toolgate COMMAND ...`: dispatch and usage.
+#include "inspect.hpp"
 #include "options.hpp"
 
+#include <toolgate/toolgate.h>
 #include <toolgate/host.hpp>
 
 #include "../reload/probe.hpp"
@@ -37,10 +39,26 @@ void usage(std::FILE* out) {
       "                                relay a client on our stdin/stdout to it, every\n"
       "                                tools/call through the pipeline (asks become\n"
       "                                elicitation requests to the client)\n"
+      "  inspect PLUGIN.so [--json] [--config JSON]\n"
+      "                                what a plugin is (ABI, id, version, capabilities,\n"
+      "                                flags, registrations, exports) and what is wrong\n"
+      "                                with its build; init runs in a child process.\n"
+      "                                Exit 1 when it finds a problem\n"
+      "  new-plugin NAME --lang c|cpp [--kind guard|pre|wrapper|post|observer] [--dir DIR]\n"
+      "                                scaffold a plugin project (sources, CMakeLists.txt,\n"
+      "                                manifest, tests) in DIR (default ./NAME); never\n"
+      "                                overwrites a file\n"
+      "  version                       toolgate's version and plugin ABI\n"
       "  help                          this text\n"
       "\n"
       "M is a manifest file or a folder (its *.json files, in name order); several\n"
-      "stack as layers.  Shared options:\n"
+      "stack as layers.  Without M, the default folders are loaded: the system one\n"
+      "(" TOOLGATE_SYSTEM_MANIFEST_DIR
+      ", or $TOOLGATE_SYSTEM_MANIFEST_DIR)\n"
+      "then the user's (${XDG_CONFIG_HOME:-~/.config}/toolgate/manifest.d, or\n"
+      "$TOOLGATE_USER_MANIFEST_DIR); a variable set empty turns its folder off.  A\n"
+      "missing folder is skipped; if none holds a manifest, or one is writable by\n"
+      "other users, the command refuses to run.  Shared options:\n"
       "  --disable GLOB                disable plugins/hooks by id glob (\"all\");\n"
       "                                locked ones are kept and reported.  Also the\n"
       "                                TOOLGATE_DISABLE environment variable (comma-separated)\n"
@@ -73,6 +91,15 @@ int main(int argc, char** argv) {
     // The child side of hot reload's probe: load a candidate, init, exit.
     if (cmd == "__probe") return toolgate::detail::probe_main(args);
     if (cmd == "audit") return toolgate::cli::run_audit(args);
+    if (cmd == "inspect") return toolgate::cli::run_inspect(args);
+    // The child side of inspect: runs the plugin's code so inspect cannot crash.
+    if (cmd == "__inspect") return toolgate::cli::inspect_child_main(args);
+    if (cmd == "new-plugin") return toolgate::cli::run_new_plugin(args);
+    if (cmd == "version" || cmd == "--version") {
+      std::printf("toolgate %s (plugin ABI %d.%d)\n", TOOLGATE_VERSION, TOOLGATE_ABI_MAJOR,
+                  TOOLGATE_ABI_MINOR);
+      return 0;
+    }
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
       usage(stdout);
       return 0;

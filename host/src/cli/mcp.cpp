@@ -50,13 +50,12 @@ int run_mcp(const Args& args) {
 
   // The server's tools come from tools/list; the sample tools are not offered.
   auto host = std::make_unique<Host>();
-  if (!o.manifests.empty() || !o.load.disable.empty()) {
+  use_default_manifests_if_none(o);
+  {
     std::vector<std::filesystem::path> paths(o.manifests.begin(), o.manifests.end());
     auto report = host->load_manifests(paths, o.load);
     for (const auto& k : report.kept_locked) spdlog::warn("{}", k);
     spdlog::info("{} plugin(s) loaded from {} layer(s)", report.plugins.size(), report.layers.size());
-  } else {
-    spdlog::warn("no manifest given: calls pass through the pipeline with no plugins");
   }
   if (auto file = flag_value(rest, "--events")) {
     std::FILE* f = std::fopen(file->c_str(), "a");

@@ -1,10 +1,14 @@
 #include "options.hpp"
 
+#include "default_manifests.hpp"
 #include "sample_tools.hpp"
 
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <sstream>
 
@@ -47,6 +51,12 @@ Args parse_common(const Args& args, CommonOptions& out, const std::vector<std::s
   return rest;
 }
 
+void use_default_manifests_if_none(CommonOptions& o) {
+  if (!o.manifests.empty()) return;
+  o.manifests = default_manifests();
+  for (const auto& m : o.manifests) spdlog::info("no manifest given: loading {}", m);
+}
+
 std::vector<ToolDefinition> sample_tools() {
   return {samples::greeting_tool(), samples::slow_tool()};
 }
@@ -61,6 +71,12 @@ std::unique_ptr<Host> make_host(const CommonOptions& o, LoadReport* report) {
   for (const auto& k : r.kept_locked) spdlog::warn("{}", k);
   if (report) *report = std::move(r);
   return host;
+}
+
+std::string self_exe() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "toolgate";
 }
 
 std::optional<std::string> flag_value(const Args& rest, const std::string& flag) {

@@ -35,11 +35,18 @@ Args parse_common(const Args& args, CommonOptions& out,
                   const std::vector<std::string>& value_flags = {},
                   const std::vector<std::string>& bool_flags = {});
 
+// When no manifest was given, the default folders (default_manifests.hpp);
+// throws std::runtime_error when they hold none or are unsafe.
+void use_default_manifests_if_none(CommonOptions& o);
+
 // The sample tools every command offers (greet, slow).
 std::vector<ToolDefinition> sample_tools();
 
 // A host with the sample tools and the manifests loaded; throws LoadError.
 std::unique_ptr<Host> make_host(const CommonOptions& o, LoadReport* report = nullptr);
+
+// This program's own path, for child processes (probes).
+std::string self_exe();
 
 // The value of `--flag VALUE` in parsed leftovers, if present.
 std::optional<std::string> flag_value(const Args& rest, const std::string& flag);

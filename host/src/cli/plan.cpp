@@ -14,6 +14,7 @@ int run_plan(const Args& args) {
   CommonOptions o;
   auto rest = parse_common(args, o, {"--tool"}, {"--json"});
   std::string tool = flag_value(rest, "--tool").value_or("");
+  use_default_manifests_if_none(o);
   LoadReport report;
   auto host = make_host(o, &report);
   json::object plan = host->plan(tool);

@@ -23,12 +23,6 @@ namespace json = boost::json;
 
 namespace {
 
-std::string self_exe() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "toolgate";
-}
-
 void print_report(const ReloadReport& r) {
   if (!r.ok) {
     std::printf("reload failed, generation %llu keeps serving: %s\n",
@@ -47,7 +41,7 @@ void print_report(const ReloadReport& r) {
 int run_watch(const Args& args) {
   CommonOptions o;
   auto rest = parse_common(args, o, {"--call", "--args", "--every"}, {"--no-probe"});
-  if (o.manifests.empty()) throw UsageError("watch needs at least one manifest (file or folder)");
+  use_default_manifests_if_none(o);
   // Signals are taken by sigwait on this thread only.
   sigset_t set;
   sigemptyset(&set);

@@ -2,6 +2,7 @@
 
 #include "../abi/adapters.hpp"
 #include "../abi/host_api.hpp"
+#include "elf_file.hpp"
 
 #include <toolgate/host.hpp>
 
@@ -10,7 +11,6 @@
 #include <openssl/evp.h>
 
 #include <dlfcn.h>
-#include <elf.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,35 +86,6 @@ StageKind stage_of(std::uint32_t cap) {
     case TG_CAP_POST_EXECUTE: return StageKind::post_execute;
     default: return StageKind::result_observer;
   }
-}
-
-// A truncated or half-written ELF file maps fine but faults (SIGBUS) when
-// the loader touches a segment past the end of the file.  So before dlopen,
-// check that every part the headers promise is really in the file.
-std::string elf_incomplete(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary | std::ios::ate);
-  if (!in) return "cannot be read";
-  const auto size = static_cast<std::uint64_t>(in.tellg());
-  in.seekg(0);
-  Elf64_Ehdr eh{};
-  if (size < sizeof eh || !in.read(reinterpret_cast<char*>(&eh), sizeof eh) ||
-      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
-    return "is not an ELF file (" + std::to_string(size) + " bytes)";
-  if (eh.e_ident[EI_CLASS] != ELFCLASS64) return "is not a 64-bit ELF file";
-  auto beyond = [&](std::uint64_t off, std::uint64_t len) { return off > size || len > size - off; };
-  if (eh.e_phentsize != sizeof(Elf64_Phdr) ||
-      beyond(eh.e_phoff, std::uint64_t(eh.e_phnum) * sizeof(Elf64_Phdr)))
-    return "is truncated (its program headers run past the end of the file)";
-  if (eh.e_shnum && beyond(eh.e_shoff, std::uint64_t(eh.e_shnum) * eh.e_shentsize))
-    return "is truncated (its section headers run past the end of the file)";
-  in.seekg(static_cast<std::streamoff>(eh.e_phoff));
-  for (unsigned i = 0; i < eh.e_phnum; ++i) {
-    Elf64_Phdr ph{};
-    if (!in.read(reinterpret_cast<char*>(&ph), sizeof ph)) return "is truncated";
-    if (ph.p_type == PT_LOAD && beyond(ph.p_offset, ph.p_filesz))
-      return "is truncated (a loadable segment runs past the end of the file: still being written?)";
-  }
-  return "";
 }
 
 }  // namespace

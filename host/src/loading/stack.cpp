@@ -8,8 +8,6 @@
 
 namespace toolgate::detail {
 
-namespace {
-
 const char* stage_name(StageKind k) {
   switch (k) {
     case StageKind::pre_execute: return "tools/pre-execute";
@@ -20,6 +18,8 @@ const char* stage_name(StageKind k) {
   }
   return "?";
 }
+
+namespace {
 
 // One hook on its way into the generation.
 struct Candidate {

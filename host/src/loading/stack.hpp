@@ -51,4 +51,7 @@ struct StackInput {
 // to *kept a line for every locked hook an operator tried to disable.
 void resolve_stack(const StackInput& in, Generation& gen, std::vector<std::string>* kept);
 
+// A stage's name as in results, events and `toolgate plan` ("guard", ...).
+const char* stage_name(StageKind k);
+
 }  // namespace toolgate::detail

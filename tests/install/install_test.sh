@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# install_test.sh SOURCE_DIR BUILD_DIR -- the packaged SDK works from the
+# outside, as a third party would use it:
+#   1. install the build into a staging root (DESTDIR), nothing from the tree;
+#   2. build samples/out-of-tree against the installed package with CMake,
+#      and again with plain c++ + pkg-config;
+#   3. scaffold a plugin of every kind in C and C++ with the installed
+#      `toolgate new-plugin`, build them all, run their generated tests;
+#   4. load everything with the installed toolgate and run calls;
+#   5. build the .deb and .tar.gz with cpack and check what they contain.
+set -euo pipefail
+src=$(cd "$1" && pwd)
+build=$(cd "$2" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+step() { echo "== $* ($SECONDS s)"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect() {  # expect REGEX OUTPUT -- the output must match
+  grep -Eq -- "$1" <<<"$2" || { echo "$2" >&2; fail "expected /$1/"; }
+}
+
+step "install into a staging root"
+stage=$work/stage
+DESTDIR=$stage cmake --install "$build" >/dev/null
+prefix=$stage/usr
+multiarch=$(gcc -print-multiarch)
+libdir=$prefix/lib/$multiarch
+tg=$prefix/bin/toolgate
+for f in "$tg" "$libdir/cmake/toolgate/toolgateConfig.cmake" "$libdir/pkgconfig/toolgate-sdk.pc" \
+         "$libdir/toolgate/plugins/toolgate_policy.so" "$prefix/include/toolgate/toolgate.h" \
+         "$prefix/include/toolgate/host.hpp" "$prefix/share/doc/toolgate/plugin-guide.md"; do
+  [ -e "$f" ] || fail "not installed: ${f#$stage}"
+done
+[ -d "$stage/etc/toolgate/manifest.d" ] || fail "the system manifest folder is not installed"
+cmake_args=(-G Ninja -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+
+step "out-of-tree plugin with CMake (find_package(toolgate CONFIG))"
+cmake -S "$src/samples/out-of-tree" -B "$work/oot" "${cmake_args[@]}" >/dev/null
+grep -qx "toolgate_DIR:PATH=$libdir/cmake/toolgate" "$work/oot/CMakeCache.txt" ||
+  fail "the sample did not find the installed package: $(grep toolgate_DIR "$work/oot/CMakeCache.txt")"
+cmake --build "$work/oot" -j1 >/dev/null
+ctest --test-dir "$work/oot" --output-on-failure -j1 >/dev/null || fail "the out-of-tree sample's tests"
+out=$("$tg" call "$work/oot/name_length.json" --tool greet --args '{"name":"Ada"}')
+expect '"text":"Hello, Ada!"' "$out"
+
+step "out-of-tree plugin with c++ and pkg-config"
+export PKG_CONFIG_LIBDIR=$libdir/pkgconfig  # the staged SDK only
+cflags=$(pkg-config --cflags toolgate-sdk)
+expect "^-I$stage/" "$cflags"
+mkdir -p "$work/pc"
+# shellcheck disable=SC2046
+c++ -std=c++17 -Wall -Wextra -Werror $cflags $(pkg-config --variable=plugin_cxxflags toolgate-sdk) \
+    -o "$work/pc/name_length.so" "$src/samples/out-of-tree/name_length.cpp" \
+    $(pkg-config --libs toolgate-sdk) -lboost_json
+cp "$src/samples/out-of-tree/name_length.json" "$work/pc/"
+out=$("$tg" call "$work/pc/name_length.json" --tool greet --args '{"name":"Bartholomew"}' || true)
+expect '"code":"denied","message":"names longer than 8 characters are not greeted"' "$out"
+"$tg" inspect "$work/pc/name_length.so" >/dev/null || fail "inspect finds problems in the pkg-config build"
+# The C flags alone make a correct C plugin too.
+# shellcheck disable=SC2046
+cc -std=c99 -Wall -Wextra -Werror $cflags -o "$work/pc/no_root.so" "$src/samples/minimal/no_root.c" \
+   $(pkg-config --libs toolgate-sdk)
+cp "$src/samples/minimal/no_root.json" "$work/pc/"
+out=$("$tg" call "$work/pc/no_root.json" --tool greet --args '{"name":"root"}' || true)
+expect '"message":"greeting root is not allowed"' "$out"
+unset PKG_CONFIG_LIBDIR
+
+step "new-plugin: every kind in C and C++, built and tested as generated"
+mkdir -p "$work/new"
+echo 'cmake_minimum_required(VERSION 3.25)
+project(scaffolds NONE)
+enable_testing()' >"$work/new/CMakeLists.txt"
+for lang in c cpp; do
+  for kind in guard pre wrapper post observer; do
+    name=my-$kind-$lang
+    "$tg" new-plugin "$name" --lang $lang --kind $kind --dir "$work/new/$name" >/dev/null
+    echo "add_subdirectory($name)" >>"$work/new/CMakeLists.txt"
+  done
+done
+set +e
+out=$("$tg" new-plugin my-guard-c --lang c --dir "$work/new/my-guard-c" 2>&1); status=$?
+set -e
+[ $status = 1 ] || fail "new-plugin over an existing project: status $status, want 1"
+expect 'refusing to overwrite existing files \(nothing was written\)' "$out"
+cmake -S "$work/new" -B "$work/new/build" "${cmake_args[@]}" >/dev/null
+cmake --build "$work/new/build" -j1 >/dev/null
+ctest --test-dir "$work/new/build" --output-on-failure -j1 | tail -3
+out=$("$tg" call "$work/new/build/my-guard-c/my-guard-c.json" --tool greet --args '{"name":"root"}' || true)
+expect '"source":"my-guard-c/no-root"' "$out"
+
+step "the installed sample manifests load the installed plugins"
+for m in secure-agent mcp-filesystem; do
+  sed "s|\"/usr/|\"$stage/usr/|" "$prefix/share/toolgate/manifests/$m.json" >"$work/$m.json"
+  out=$("$tg" check "$work/$m.json")
+  expect '^ok' "$out"
+done
+
+step "cpack: .deb and .tar.gz"
+(cd "$work" && cpack --config "$build/CPackConfig.cmake" -B "$work/packages" >/dev/null)
+deb=$(ls "$work"/packages/toolgate_*.deb)
+devdeb=$(ls "$work"/packages/toolgate-dev_*.deb)
+contents=$(dpkg-deb -c "$deb")
+for p in ./usr/bin/toolgate "./usr/lib/$multiarch/toolgate/plugins/toolgate_guard-paths.so" \
+         ./etc/toolgate/manifest.d/ ./usr/share/toolgate/manifests/secure-agent.json \
+         ./usr/share/doc/toolgate/README.md; do
+  grep -q " $p\$" <<<"$contents" || fail "$deb lacks $p"
+done
+devcontents=$(dpkg-deb -c "$devdeb")
+for p in ./usr/include/toolgate/toolgate.h ./usr/include/toolgate/plugin.hpp ./usr/include/toolgate/host.hpp \
+         "./usr/lib/$multiarch/libtoolgate_host.a" "./usr/lib/$multiarch/cmake/toolgate/toolgateConfig.cmake" \
+         "./usr/lib/$multiarch/cmake/toolgate/ToolgatePlugin.cmake" "./usr/lib/$multiarch/pkgconfig/toolgate-sdk.pc"; do
+  grep -q " $p\$" <<<"$devcontents" || fail "$devdeb lacks $p"
+done
+depends=$(dpkg-deb -f "$deb" Depends)
+echo "toolgate Depends: $depends"
+for lib in libc6 libstdc++6 libspdlog1 libboost-json1.81.0 libssl3 libre2-9; do
+  grep -q "$lib" <<<"$depends" || fail "toolgate's Depends lacks $lib"
+done
+expect '^toolgate \(= ' "$(dpkg-deb -f "$devdeb" Depends)"
+tgz=$(ls "$work"/packages/toolgate-*.tar.gz)
+listing=$(tar tzf "$tgz")
+for p in /bin/toolgate "/lib/$multiarch/cmake/toolgate/toolgateConfig.cmake" /include/toolgate/toolgate.h; do
+  grep -q "$p\$" <<<"$listing" || fail "$tgz lacks $p"
+done
+echo "install test: ok ($SECONDS s)"
