@@ -10,6 +10,7 @@
 #include "../loading/elf_file.hpp"
 #include "../loading/plugin_loader.hpp"
 #include "../loading/stack.hpp"
+#include "../reload/probe.hpp"
 
 #include <toolgate/host.hpp>
 
@@ -155,7 +156,13 @@ int inspect_child_main(const Args& args) {
   }
   std::ofstream out(args[1], std::ios::trunc);
   out << json::serialize(report) << "\n";
-  return out.good() ? 0 : 1;
+  out.close();
+  if (!out.good()) {
+    detail::probe_say_rejected("cannot write the report to " + args[1]);
+    return 1;
+  }
+  detail::probe_say_ok();  // run_probe takes any other ending as a crash
+  return 0;
 }
 
 }  // namespace toolgate::cli

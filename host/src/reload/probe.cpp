@@ -115,6 +115,9 @@ std::string run_probe(const std::vector<std::string>& command, const std::filesy
          " before the probe finished)" + (output.empty() ? "" : ": " + output);
 }
 
+void probe_say_ok() { std::cerr << kProbeOk << std::endl; }
+void probe_say_rejected(std::string_view why) { std::cerr << kProbeRejected << why << std::endl; }
+
 int probe_main(const std::vector<std::string>& args) {
   if (args.size() != 2) {
     std::cerr << "usage: toolgate __probe PLUGIN ID < config.json\n";
@@ -129,12 +132,12 @@ int probe_main(const std::vector<std::string>& args) {
     if (!text.empty()) mp.config = boost::json::parse(text).as_object();
     auto loaded = load_plugin(mp, "(probe)", LoaderOptions{true});
     loaded.reset();  // shutdown runs too: a crash there is caught as well
-    std::cerr << kProbeOk << std::endl;
+    probe_say_ok();
     return 0;
   } catch (const LoadError& e) {
-    std::cerr << kProbeRejected << e.problem() << std::endl;
+    probe_say_rejected(e.problem());
   } catch (const std::exception& e) {
-    std::cerr << kProbeRejected << e.what() << std::endl;
+    probe_say_rejected(e.what());
   }
   return 1;
 }

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace toolgate::detail {
@@ -20,6 +21,13 @@ namespace toolgate::detail {
 std::string run_probe(const std::vector<std::string>& command, const std::filesystem::path& plugin,
                       const std::string& id, const boost::json::object& config,
                       std::chrono::milliseconds timeout);
+
+// A probe child's last words on stderr, which run_probe requires: a child
+// that exits without saying either (a plugin calling exit() in init, a crash
+// turned into an exit status by a handler) counts as a crash.  Any program
+// run through run_probe ends with one of these.
+void probe_say_ok();
+void probe_say_rejected(std::string_view why);
 
 // The child side: argv = {PLUGIN, ID}; reads the config from stdin.  Exit
 // status 0 if the plugin loads and initialises; 1 and the reason on stderr
