@@ -2,7 +2,7 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/parse_options.hpp>
-#include <boost/json/serializer.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <utility>
 #include <vector>
@@ -88,13 +88,72 @@ std::optional<std::string> find_invalid_utf8(const json::value& root) {
   return std::nullopt;
 }
 
-std::size_t serialized_size(const json::value& v, std::size_t stop_after) {
-  json::serializer sr;
-  sr.reset(&v);
-  char buf[4096];
-  std::size_t n = 0;
-  while (!sr.done() && n <= stop_after) n += sr.read(buf, sizeof buf).size();
+// Bytes of a JSON string literal, quotes included, with Boost.JSON's
+// escapes: \" \\ \b \f \n \r \t take two bytes, other control characters
+// six (\u00XX), everything else is written as is.
+static std::size_t string_literal_size(std::string_view s) {
+  std::size_t n = 2 + s.size();
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') n += 1;
+    else if (c < 0x20) n += (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') ? 1 : 5;
+  }
   return n;
+}
+
+static std::size_t digits(std::uint64_t u) {
+  std::size_t n = 1;
+  while (u >= 10) {
+    u /= 10;
+    ++n;
+  }
+  return n;
+}
+
+JsonScan scan_json(const json::value& root, std::size_t stop_after) {
+  JsonScan r;
+  // Iterative: deep input cannot blow the stack.  Inline room for the
+  // usual shallow result; the vector grows only for deep ones.
+  std::vector<const json::value*> stack;
+  stack.reserve(16);
+  stack.push_back(&root);
+  while (!stack.empty() && r.bytes <= stop_after) {
+    const json::value* v = stack.back();
+    stack.pop_back();
+    switch (v->kind()) {
+      case json::kind::null: r.bytes += 4; break;
+      case json::kind::bool_: r.bytes += v->get_bool() ? 4 : 5; break;
+      case json::kind::int64: {
+        auto i = v->get_int64();
+        r.bytes += i < 0 ? 1 + digits(0 - static_cast<std::uint64_t>(i)) : digits(static_cast<std::uint64_t>(i));
+        break;
+      }
+      case json::kind::uint64: r.bytes += digits(v->get_uint64()); break;
+      case json::kind::double_: r.bytes += json::serialize(*v).size(); break;  // rare
+      case json::kind::string: {
+        std::string_view str = v->get_string();
+        if (!valid_utf8(str)) r.valid_utf8 = false;
+        r.bytes += string_literal_size(str);
+        break;
+      }
+      case json::kind::array: {
+        const auto& a = v->get_array();
+        r.bytes += 2 + (a.empty() ? 0 : a.size() - 1);  // brackets, commas
+        for (const auto& x : a) stack.push_back(&x);
+        break;
+      }
+      case json::kind::object: {
+        const auto& o = v->get_object();
+        r.bytes += 2 + (o.empty() ? 0 : o.size() - 1) + o.size();  // braces, commas, colons
+        for (const auto& kv : o) {
+          if (!valid_utf8(kv.key())) r.valid_utf8 = false;
+          r.bytes += string_literal_size(kv.key());
+          stack.push_back(&kv.value());
+        }
+        break;
+      }
+    }
+  }
+  return r;
 }
 
 std::optional<json::value> parse_untrusted(std::string_view text,

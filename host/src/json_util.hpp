@@ -16,9 +16,15 @@ bool valid_utf8(std::string_view s);
 // nullopt when all are.  Iterative: deep input cannot blow the stack.
 std::optional<std::string> find_invalid_utf8(const boost::json::value& v);
 
-// The length of v's JSON text, computed without allocating; stops counting
-// (and returns a larger number) once past `stop_after`.
-std::size_t serialized_size(const boost::json::value& v, std::size_t stop_after);
+// One walk over a value for normalization: whether every string and key is
+// valid UTF-8, and the exact length of its JSON text as Boost.JSON writes it
+// (counting stops once past `stop_after`).  Replaces a UTF-8 walk plus a
+// full serialization, the largest cost of an empty call's result.
+struct JsonScan {
+  bool valid_utf8 = true;
+  std::size_t bytes = 0;
+};
+JsonScan scan_json(const boost::json::value& v, std::size_t stop_after);
 
 // Parses untrusted JSON text with a nesting limit; nullopt and a message
 // saying what and where on failure.  Invalid UTF-8 is rejected by the parser.

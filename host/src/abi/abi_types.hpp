@@ -7,9 +7,10 @@
 #include <toolgate/hooks.hpp>
 #include <toolgate/toolgate.h>
 
+#include "../stable_arena.hpp"
+
 #include <boost/json/value.hpp>
 
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -44,11 +45,10 @@ struct tg_signal {
 namespace toolgate::detail {
 struct SignalArena {
   std::mutex mutex;
-  std::deque<tg_signal> signals;
+  StableArena<tg_signal, 2> signals;
   const tg_signal* add(std::shared_ptr<Signal> s) {
     std::lock_guard lock(mutex);
-    signals.push_back(tg_signal{std::move(s), this});
-    return &signals.back();
+    return &signals.emplace_back(tg_signal{std::move(s), this});
   }
 };
 }  // namespace toolgate::detail
@@ -61,12 +61,8 @@ struct tg_result {
 // wrapper invocation (so a returned handle can be checked before use).
 struct tg_next {
   toolgate::Next* next;
-  std::deque<tg_result> results;
-  bool owns(const tg_result* r) const {
-    for (const auto& x : results)
-      if (&x == r) return true;
-    return false;
-  }
+  toolgate::detail::StableArena<tg_result, 2> results;
+  bool owns(const tg_result* r) const { return results.holds(r); }
 };
 
 // One callback invocation: a view of the call plus the answers the plugin

@@ -425,8 +425,7 @@ tg_status call_next(const tg_next* n, const tg_signal* s, const tg_result** out)
     if (!n || !s || !out) return TG_INVALID_ARGUMENT;
     auto* next = const_cast<tg_next*>(n);
     const ExecResult& r = (*next->next)(s->signal);
-    next->results.push_back(tg_result{&r});
-    *out = &next->results.back();
+    *out = &next->results.emplace_back(tg_result{&r});
     return TG_OK;
   });
 }

@@ -9,7 +9,7 @@ void run_approval(CallState& s) {
   s.emit("approval/requested", {{"reason", s.decision_reason},
                                 {"source", s.decision_source},
                                 {"arguments", s.arguments()}});
-  auto start = Clock::now();
+  auto start = s.now();
   ApprovalAnswer answer = ApprovalAnswer::unavailable;
   std::string what;
   bool ok = true;
@@ -18,7 +18,7 @@ void run_approval(CallState& s) {
                         s.decision_source};
     ok = guarded([&] { answer = s.gen.approver(req); }, &what);
   }
-  auto took = Clock::now() - start;
+  auto took = s.now() - start;
   if (!ok) {
     s.record(stage::approval, "approver", "failed", took, {{"error", what}});
     s.emit("approval/resolved", {{"answer", "failed"}, {"error", what}});

@@ -90,6 +90,11 @@ struct CallState {
   std::vector<QueuedContext> contexts;
 
   // ---- helpers used by every stage -----------------------------------------
+  // Hook timings go only into the trail: without tracing nobody reads them,
+  // and two clock reads per hook are a measurable part of an empty call.
+  std::chrono::steady_clock::time_point now() const {
+    return tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  }
   HookCall view(std::string_view stage) const;
   void emit(std::string_view type, boost::json::object data) const;
   void record(std::string_view stage, std::string_view source,

@@ -3,16 +3,17 @@
 // those: a wrapper cannot fabricate a result or change the arguments.
 #include "stages.hpp"
 
-#include <boost/json/serialize.hpp>
+#include "../stable_arena.hpp"
 
-#include <deque>
+#include <boost/container/small_vector.hpp>
+#include <boost/json/serialize.hpp>
 
 namespace toolgate::detail {
 namespace {
 
 struct Chain {
   CallState& s;
-  std::deque<ExecResult> arena;  // stable addresses for the whole call
+  StableArena<ExecResult, 2> arena;  // stable addresses for the whole call
   // The first wrapper failure is sticky: an outer wrapper (say, a retry)
   // cannot launder a broken inner wrapper into a success.
   std::optional<ExecResult> wrapper_failure;
@@ -26,9 +27,9 @@ class ChainNext final : public Next {
   ChainNext(Chain& c, std::size_t from) : chain_(c), from_(from) {}
   const ExecResult& operator()(std::shared_ptr<Signal> signal) override {
     if (!signal) throw std::invalid_argument("next() needs a signal");
-    chain_.arena.push_back(chain_.run(from_, signal));
-    issued_.push_back(&chain_.arena.back());
-    return chain_.arena.back();
+    const ExecResult& r = chain_.arena.emplace_back(chain_.run(from_, signal));
+    issued_.emplace_back(&r);
+    return r;
   }
   bool issued(const ExecResult* r) const {
     for (auto* p : issued_)
@@ -39,7 +40,8 @@ class ChainNext final : public Next {
  private:
   Chain& chain_;
   std::size_t from_;
-  std::vector<const ExecResult*> issued_;
+  // Inline for the usual one or two next() calls: no allocation.
+  boost::container::small_vector<const ExecResult*, 4> issued_;
 };
 
 ExecResult wrapper_error(const std::string& id, std::string message) {
@@ -59,10 +61,10 @@ ExecResult Chain::run(std::size_t from, const std::shared_ptr<Signal>& signal) {
   ChainNext next(*this, i + 1);
   const ExecResult* chosen = nullptr;
   std::string what;
-  auto start = Clock::now();
+  auto start = s.now();
   bool ok = guarded([&] { chosen = &w.fn(s.view(stage::execute), signal, next); },
                     &what);
-  auto took = Clock::now() - start;
+  auto took = s.now() - start;
   ExecResult out;
   if (!ok) {
     out = wrapper_error(w.id, "execute wrapper " + w.id + " failed: " + what);
@@ -70,7 +72,9 @@ ExecResult Chain::run(std::size_t from, const std::shared_ptr<Signal>& signal) {
     out = wrapper_error(w.id, "execute wrapper " + w.id +
                                   " returned a result it did not get from next");
   } else {
-    out = *chosen;
+    // The chosen entry belongs to this chain and nothing reads it after the
+    // wrapper has returned (its handles die with the callback): move, not copy.
+    out = std::move(*const_cast<ExecResult*>(chosen));
   }
   s.record(stage::execute, w.id, out.is_error ? "error" : "ok", took,
            out.is_error ? boost::json::object{{"code", out.error_code}}
@@ -89,9 +93,9 @@ ExecResult Chain::body(const std::shared_ptr<Signal>& signal) {
   HookCall view = s.view(stage::tool_body);
   ToolOutput out;
   std::string what;
-  auto start = Clock::now();
+  auto start = s.now();
   bool ok = guarded([&] { out = tool.def.execute(ToolContext{view, signal}); }, &what);
-  auto took = Clock::now() - start;
+  auto took = s.now() - start;
   ExecResult r;
   r.stage = stage::tool_body;
   r.source = tool.def.name;
@@ -160,9 +164,9 @@ void run_execute(CallState& s) {
   }
   if (def.render) {
     std::string what;
-    auto start = Clock::now();
+    auto start = s.now();
     bool ok = guarded([&] { content = def.render(r.value); }, &what);
-    s.record(stage::render, def.name, ok ? "ok" : "failed", Clock::now() - start);
+    s.record(stage::render, def.name, ok ? "ok" : "failed", s.now() - start);
     if (!ok) {
       s.fail(error_code::tool_error, "render of tool " + def.name + " " + what,
              stage::render, def.name);

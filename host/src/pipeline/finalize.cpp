@@ -24,7 +24,7 @@ void run_finalize(CallState& s) {
   const auto& def = s.tool->def;
   ToolResult copy = s.result;
   std::string what;
-  auto start = Clock::now();
+  auto start = s.now();
   bool ok = guarded([&] { def.finalize_content(copy); }, &what);
   std::string problem;
   if (!ok) {
@@ -42,7 +42,7 @@ void run_finalize(CallState& s) {
         problem = "finalizeContent of tool " + def.name +
                   " produced invalid UTF-8 at /content" + *where;
   }
-  auto took = Clock::now() - start;
+  auto took = s.now() - start;
   if (!problem.empty()) {
     s.record(stage::finalize, def.name, "failed", took, {{"error", problem}});
     s.result = ToolResult::failure(error_code::tool_error, std::move(problem),

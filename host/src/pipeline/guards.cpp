@@ -12,11 +12,11 @@ void run_guards(CallState& s) {
     if (!g.filter.matches(s.identity.tool)) continue;
     if (s.bus.active())
       s.emit("hook/invoked", {{"stage", stage::guard}, {"source", g.id}});
-    auto start = Clock::now();
+    auto start = s.now();
     std::optional<std::string> reason;
     std::string what;
     bool ok = guarded([&] { reason = g.fn(s.view(stage::guard)); }, &what);
-    auto took = Clock::now() - start;
+    auto took = s.now() - start;
     if (!ok) {
       // Fail closed, even in shadow mode: a guard that cannot answer is a
       // broken invariant, and the call goes straight to normalization.

@@ -8,12 +8,24 @@
 
 namespace toolgate::detail {
 
+// UTF-8 and size in one walk; the location of bad UTF-8 only once there is one.
+static std::string scan_problem(const boost::json::value& v, std::size_t max_bytes, std::string_view at,
+                                std::size_t& bytes) {
+  auto scan = scan_json(v, max_bytes);
+  if (!scan.valid_utf8) return "invalid UTF-8 at " + std::string(at) + find_invalid_utf8(v).value_or("");
+  bytes += scan.bytes;
+  return {};
+}
+
+static std::string too_large(std::size_t max_bytes) {
+  return "the result is larger than the " + std::to_string(max_bytes) + "-byte limit";
+}
+
 static std::string snapshot_problem(boost::json::value& candidate, std::size_t max_bytes,
                                     std::optional<ToolResult>& out) {
-  if (auto where = find_invalid_utf8(candidate))
-    return "invalid UTF-8 at " + *where;
-  if (serialized_size(candidate, max_bytes) > max_bytes)
-    return "the result is larger than the " + std::to_string(max_bytes) + "-byte limit";
+  std::size_t bytes = 0;
+  if (auto p = scan_problem(candidate, max_bytes, "", bytes); !p.empty()) return p;
+  if (bytes > max_bytes) return too_large(max_bytes);
   std::string why;
   out = ToolResult::from_json(std::move(candidate), &why);  // candidate is done with
   if (!out) return why;
@@ -28,27 +40,22 @@ static std::string snapshot_problem(boost::json::value& candidate, std::size_t m
 static std::string check_produced(const ToolResult& r, std::size_t max_bytes) {
   std::size_t bytes = 0;
   for (std::size_t i = 0; i < r.content.size(); ++i) {
-    if (auto where = find_invalid_utf8(r.content[i]))
-      return "invalid UTF-8 at /content/" + std::to_string(i) + *where;
-    if (auto p = check_content_block(r.content[i]); !p.empty())
-      return "/content/" + std::to_string(i) + ": " + p;
-    bytes += serialized_size(r.content[i], max_bytes);
+    std::string at = "/content/" + std::to_string(i);
+    if (auto p = scan_problem(r.content[i], max_bytes, at, bytes); !p.empty()) return p;
+    if (auto p = check_content_block(r.content[i]); !p.empty()) return at + ": " + p;
   }
-  if (r.value) {
-    if (auto where = find_invalid_utf8(*r.value)) return "invalid UTF-8 at /value" + *where;
-    bytes += serialized_size(*r.value, max_bytes);
-  }
-  if (bytes > max_bytes)
-    return "the result is larger than the " + std::to_string(max_bytes) + "-byte limit";
+  if (r.value)
+    if (auto p = scan_problem(*r.value, max_bytes, "/value", bytes); !p.empty()) return p;
+  if (bytes > max_bytes) return too_large(max_bytes);
   return {};
 }
 
 void run_normalize(CallState& s) {
-  auto start = Clock::now();
+  auto start = s.now();
   if (s.path == CallPath::failed) {
     const auto& e = *s.error;
     s.result = ToolResult::failure(e.code, e.message, e.stage, e.source);
-    s.record(stage::normalize, "host", "error", Clock::now() - start,
+    s.record(stage::normalize, "host", "error", s.now() - start,
              {{"code", e.code}});
     return;
   }
@@ -67,12 +74,12 @@ void run_normalize(CallState& s) {
         error_code::snapshot_failed,
         "the result from " + std::string(who) + " could not be snapshotted: " + problem,
         stage::normalize, std::string(who));
-    s.record(stage::normalize, who, "snapshot_failed", Clock::now() - start,
+    s.record(stage::normalize, who, "snapshot_failed", s.now() - start,
              {{"problem", problem}});
     return;
   }
   s.result = std::move(*snap);
-  s.record(stage::normalize, "host", "ok", Clock::now() - start);
+  s.record(stage::normalize, "host", "ok", s.now() - start);
 }
 
 }  // namespace toolgate::detail

@@ -30,9 +30,9 @@ void run_post_execute(CallState& s) {
     view.candidate = &s.candidate_json();
     PostVerdict v;
     std::string what;
-    auto start = Clock::now();
+    auto start = s.now();
     bool ok = guarded([&] { v = hook.fn(view); }, &what);
-    auto took = Clock::now() - start;
+    auto took = s.now() - start;
     auto name = verdict_name(v.kind);
     if (!ok || name == "invalid") {
       if (ok) what = "gave an unknown verdict";

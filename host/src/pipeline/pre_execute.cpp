@@ -18,11 +18,11 @@ void run_pre_execute(CallState& s) {
     if (!hook.filter.matches(s.identity.tool)) continue;
     if (s.bus.active())
       s.emit("hook/invoked", {{"stage", stage::pre_execute}, {"source", hook.id}});
-    auto start = Clock::now();
+    auto start = s.now();
     PreVerdict v;
     std::string what;
     bool ok = guarded([&] { v = hook.fn(s.view(stage::pre_execute)); }, &what);
-    auto took = Clock::now() - start;
+    auto took = s.now() - start;
     if (!ok) {
       s.record(stage::pre_execute, hook.id, "failed", took, {{"error", what}});
       s.fail(error_code::plugin_error,

@@ -1,0 +1,67 @@
+// scan_json (host/src/json_util.*): normalization's one walk must count
+// exactly the bytes Boost.JSON writes -- the result size limit depends on
+// it -- and must notice invalid UTF-8 anywhere, keys included.
+#include "../../host/src/json_util.hpp"
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace json = boost::json;
+using toolgate::detail::scan_json;
+
+TEST(JsonScan, CountsExactlyTheSerializedBytes) {
+  std::string controls;
+  for (int c = 0; c < 0x20; ++c) controls += static_cast<char>(c);
+  const json::value docs[] = {
+      nullptr,
+      true,
+      false,
+      0,
+      -1,
+      std::numeric_limits<std::int64_t>::min(),
+      std::numeric_limits<std::int64_t>::max(),
+      std::numeric_limits<std::uint64_t>::max(),
+      1.5,
+      -0.0,
+      1e300,
+      "",
+      "plain",
+      "quote \" backslash \\ slash / tab \t newline \n",
+      json::string(controls),
+      "héllo wörld ✓ 😀",
+      json::array{},
+      json::object{},
+      json::array{1, "two", nullptr, json::array{json::object{}}},
+      json::object{{"k\"ey", json::array{1, 2, 3}}, {"", json::object{{"x", "y\u0001"}}}},
+      json::parse(R"({"content":[{"type":"text","text":"Hello, World!"}],"value":{"n":[1,2.25,-3]}})"),
+  };
+  for (const auto& v : docs) {
+    auto scan = scan_json(v, std::numeric_limits<std::size_t>::max());
+    EXPECT_TRUE(scan.valid_utf8) << json::serialize(v);
+    EXPECT_EQ(scan.bytes, json::serialize(v).size()) << json::serialize(v);
+  }
+}
+
+TEST(JsonScan, FindsInvalidUtf8InValuesAndKeys) {
+  json::string bad("ok \xC3\x28 not", 8);
+  EXPECT_FALSE(scan_json(json::value(bad), 1 << 20).valid_utf8);
+  EXPECT_FALSE(scan_json(json::array{1, json::object{{"a", bad}}}, 1 << 20).valid_utf8);
+  json::object with_bad_key;
+  with_bad_key[std::string_view("\xFF", 1)] = 1;
+  EXPECT_FALSE(scan_json(with_bad_key, 1 << 20).valid_utf8);
+  // Overlong encodings and surrogates are invalid too.
+  EXPECT_FALSE(scan_json(json::string("\xC0\xAF", 2), 1 << 20).valid_utf8);
+  EXPECT_FALSE(scan_json(json::string("\xED\xA0\x80", 3), 1 << 20).valid_utf8);
+}
+
+TEST(JsonScan, StopsCountingPastTheLimit) {
+  json::array big;
+  for (int i = 0; i < 10000; ++i) big.emplace_back("0123456789");
+  auto scan = scan_json(big, 100);
+  EXPECT_GT(scan.bytes, 100u);
+  EXPECT_LT(scan.bytes, json::serialize(big).size());
+}
