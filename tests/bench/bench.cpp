@@ -10,6 +10,7 @@
 //   BM_OneHook/<kind>       one plugin hook of one kind (per-hook cost)
 //   BM_Guard/<plugin>       each production guard on realistic arguments
 //   BM_SpawnHookProcess     the same decision made by spawning a process
+//   BM_McpToolsCall         one MCP tools/call, directly vs through `toolgate mcp`
 //   BM_ReloadLatency        rebuilt file complete -> new generation serving
 //   BM_ReloadExplicit       the same swap on Host::reload(): load + publish alone
 //
@@ -33,6 +34,9 @@
 extern char** environ;
 
 // ---- counting allocator ------------------------------------------------------
+// GCC sees the inlined malloc in operator new and the free in operator delete
+// and warns about a mismatch that is not one: both are replaced together.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 static std::atomic<std::uint64_t> g_allocs{0};
 void* operator new(std::size_t n) {
   g_allocs.fetch_add(1, std::memory_order_relaxed);
@@ -246,6 +250,105 @@ void BM_SpawnHookProcess(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_SpawnHookProcess)->Unit(benchmark::kMicrosecond);
+
+// ---- the MCP gateway: one tools/call, directly and through `toolgate mcp` -----------
+// The same client (this process, newline-delimited JSON-RPC over pipes) and
+// the same server (tests/bench/mcp_echo_server.c); the difference of the
+// medians is what the gateway adds per call: two more pipe hops, JSON-RPC
+// parsing and id mapping both ways, and the pipeline (an empty stack here;
+// the stack's own cost is measured above).
+class StdioPeer {
+ public:
+  explicit StdioPeer(std::vector<std::string> args) {
+    int in[2], out[2];
+    if (::pipe(in) || ::pipe(out)) throw std::runtime_error("pipe");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_addclose(&fa, in[1]);
+    posix_spawn_file_actions_addclose(&fa, out[0]);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), environ) != 0)
+      throw std::runtime_error("cannot start " + args[0]);
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(in[0]);
+    ::close(out[1]);
+    to_ = in[1];
+    from_ = out[0];
+  }
+  ~StdioPeer() {
+    ::close(to_);
+    ::close(from_);
+    int status;
+    ::waitpid(pid_, &status, 0);
+  }
+  void send(const std::string& line) {
+    std::string l = line + "\n";
+    if (::write(to_, l.data(), l.size()) != static_cast<ssize_t>(l.size())) throw std::runtime_error("write");
+  }
+  // The next line that is a response (has an "id" and no "method").
+  std::string response() {
+    for (;;) {
+      std::string l = line();
+      if (l.find("\"method\"") == std::string::npos && l.find("\"id\"") != std::string::npos) return l;
+    }
+  }
+
+ private:
+  std::string line() {
+    for (;;) {
+      if (auto nl = buf_.find('\n'); nl != std::string::npos) {
+        std::string l = buf_.substr(0, nl);
+        buf_.erase(0, nl + 1);
+        return l;
+      }
+      char chunk[4096];
+      ssize_t n = ::read(from_, chunk, sizeof chunk);
+      if (n <= 0) throw std::runtime_error("the peer closed its output");
+      buf_.append(chunk, static_cast<std::size_t>(n));
+    }
+  }
+  pid_t pid_ = -1;
+  int to_ = -1, from_ = -1;
+  std::string buf_;
+};
+
+void BM_McpToolsCall(benchmark::State& state) {
+  const bool through_gateway = state.range(0) == 1;
+  Stack stack;
+  auto m = stack.write("empty.json", R"({"toolgate":1,"plugins":[]})");
+  std::vector<std::string> args;
+  if (through_gateway) args = {TOOLGATE_CLI, "mcp", m.string(), "--"};
+  args.push_back(TOOLGATE_MCP_ECHO_SERVER);
+  try {
+    StdioPeer peer(args);
+    peer.send(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
+              R"("capabilities":{},"clientInfo":{"name":"bench","version":"1"}}})");
+    peer.response();
+    peer.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    peer.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
+    if (peer.response().find("echo") == std::string::npos) {
+      state.SkipWithError("tools/list did not list echo");
+      return;
+    }
+    long id = 2;
+    for (auto _ : state) {
+      peer.send(R"({"jsonrpc":"2.0","id":)" + std::to_string(id++) +
+                R"(,"method":"tools/call","params":{"name":"echo","arguments":{"tag":"x"}}})");
+      std::string r = peer.response();
+      if (r.find("\"isError\":false") == std::string::npos) {
+        state.SkipWithError(("the call failed: " + r).c_str());
+        break;
+      }
+    }
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+BENCHMARK(BM_McpToolsCall)->ArgName("through_gateway")->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 // ---- hot reload: rebuilt file complete -> new generation serving -------------------
 void BM_ReloadLatency(benchmark::State& state) {

@@ -48,6 +48,11 @@ for g in ["guard_paths", "guard_commands", "guard_secrets", "rate_limit"]:
     if name in median:
         rows.append((f"production guard {g.replace('_', '-')} (whole call)", fmt(ns(name)), f"{ns(name) - empty:+.0f} ns over the empty pipeline", f'{counters[name].get("allocs", 0):.0f}'))
 rows.append(("spawning a compiled hook process per call (wall clock)", fmt(spawn), "the comparison point", ""))
+mcp0, mcp1 = "BM_McpToolsCall/through_gateway:0/real_time", "BM_McpToolsCall/through_gateway:1/real_time"
+if mcp0 in median and mcp1 in median:
+    d, g = ns(mcp0, real=True), ns(mcp1, real=True)
+    rows.append(("MCP tools/call, client → server directly (wall clock)", fmt(d), "baseline for the gateway", ""))
+    rows.append(("MCP tools/call through `toolgate mcp` (empty stack)", fmt(g), f"+{fmt(g - d)} added per call (target < 100 µs)", ""))
 if "BM_ReloadLatency/iterations:20/manual_time" in median:
     r = median["BM_ReloadLatency/iterations:20/manual_time"][1]
     rows.append(("hot reload: rebuilt file complete → new generation serving (watcher)", f"{r / 1e6:.1f} ms", "of which 20 ms debounce + 5 ms stability check, by design", ""))
