@@ -202,20 +202,29 @@ BENCHMARK_CAPTURE(BM_OneHook, post_execute, "post", "post");
 BENCHMARK_CAPTURE(BM_OneHook, result_observer, "observer", "observers");
 
 // ---- each production guard, on arguments it must inspect --------------------------
+// Each guard's call has its own arguments, so each is measured twice: with
+// the guard, and through the empty pipeline ("none") -- the difference is
+// the guard's cost.
 void BM_Guard(benchmark::State& state, const char* plugin, const char* config, const char* call) {
   auto host = host_with({plugin_entry(std::string("toolgate.") + plugin, library_plugin(plugin),
                                       json::parse(config).as_object())});
   run_calls(state, *host, call);
 }
-BENCHMARK_CAPTURE(BM_Guard, guard_paths, "guard-paths", R"({"read_roots":["/workspace"]})",
-                  R"({"tool":"greet","arguments":{"name":"x","path":"/workspace/src/../src/main.cpp"}})");
-BENCHMARK_CAPTURE(BM_Guard, guard_commands, "guard-commands", R"({"tools":["greet"],"pointers":["/command"]})",
-                  R"({"tool":"greet","arguments":{"name":"x","command":"git status && ls -la src | grep main"}})");
-BENCHMARK_CAPTURE(BM_Guard, guard_secrets, "guard-secrets", R"({"tools":["greet"]})",
-                  R"({"tool":"greet","arguments":{"name":"x","body":"please summarise the build log for the release notes of version 2.4"}})");
-BENCHMARK_CAPTURE(BM_Guard, rate_limit, "rate-limit",
-                  R"({"limits":[{"name":"all","tools":"*","count":1000000000,"seconds":1}]})",
-                  R"({"tool":"greet","session_id":"s","arguments":{"name":"x"}})");
+void BM_GuardNone(benchmark::State& state, const char* call) {
+  auto host = host_with({});
+  run_calls(state, *host, call);
+}
+#define GUARD_CASE(NAME, PLUGIN, CONFIG, CALL)              \
+  BENCHMARK_CAPTURE(BM_Guard, NAME, PLUGIN, CONFIG, CALL); \
+  BENCHMARK_CAPTURE(BM_GuardNone, NAME, CALL)
+GUARD_CASE(guard_paths, "guard-paths", R"({"read_roots":["/workspace"]})",
+           R"({"tool":"greet","arguments":{"name":"x","path":"/workspace/src/../src/main.cpp"}})");
+GUARD_CASE(guard_commands, "guard-commands", R"({"tools":["greet"],"pointers":["/command"]})",
+           R"({"tool":"greet","arguments":{"name":"x","command":"git status && ls -la src | grep main"}})");
+GUARD_CASE(guard_secrets, "guard-secrets", R"({"tools":["greet"]})",
+           R"({"tool":"greet","arguments":{"name":"x","body":"please summarise the build log for the release notes of version 2.4"}})");
+GUARD_CASE(rate_limit, "rate-limit", R"({"limits":[{"name":"all","tools":"*","count":1000000000,"seconds":1}]})",
+           R"({"tool":"greet","session_id":"s","arguments":{"name":"x"}})");
 
 // ---- the same decision by spawning a hook process per call ------------------------
 void BM_SpawnHookProcess(benchmark::State& state) {

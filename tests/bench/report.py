@@ -46,7 +46,9 @@ for kind in ["pre_execute", "guard", "execute_wrapper", "post_execute", "result_
 for g in ["guard_paths", "guard_commands", "guard_secrets", "rate_limit"]:
     name = f"BM_Guard/{g}"
     if name in median:
-        rows.append((f"production guard {g.replace('_', '-')} (whole call)", fmt(ns(name)), f"{ns(name) - empty:+.0f} ns over the empty pipeline", f'{counters[name].get("allocs", 0):.0f}'))
+        none = f"BM_GuardNone/{g}"
+        extra = f"{ns(name) - ns(none):+.0f} ns over the same call through the empty pipeline" if none in median else ""
+        rows.append((f"production guard {g.replace('_', '-')} (whole call)", fmt(ns(name)), extra, f'{counters[name].get("allocs", 0):.0f}'))
 rows.append(("spawning a compiled hook process per call (wall clock)", fmt(spawn), "the comparison point", ""))
 mcp0, mcp1 = "BM_McpToolsCall/through_gateway:0/real_time", "BM_McpToolsCall/through_gateway:1/real_time"
 if mcp0 in median and mcp1 in median:
