@@ -204,25 +204,27 @@ ToolResult Host::call_json(std::string_view text) {
   auto v = detail::parse_untrusted(text, impl_->options.max_json_depth, &why);
   if (!v) return bad("the call is not valid: " + why);
   if (!v->is_object()) return bad("the call must be a JSON object");
-  auto& o = v->get_object();
-  for (const auto& kv : o)
-    if (kv.key() != "tool" && kv.key() != "arguments" && kv.key() != "call_id" &&
-        kv.key() != "session_id")
-      return bad("unknown key \"" + std::string(kv.key()) +
-                 "\" in the call (allowed: tool, arguments, call_id, session_id)");
-  auto str = [&](std::string_view k, std::string& out) {
-    if (auto* x = o.if_contains(k)) {
-      if (!x->is_string()) return false;
-      out = x->get_string();
-    }
-    return true;
-  };
+  // One pass over the members: each is checked and taken where it stands.
   ToolCall c;
-  if (!str("tool", c.identity.tool) || c.identity.tool.empty())
-    return bad("the call needs a string \"tool\"");
-  if (!str("call_id", c.identity.call_id) || !str("session_id", c.identity.session_id))
-    return bad("\"call_id\" and \"session_id\" must be strings");
-  if (auto* a = o.if_contains("arguments")) c.arguments = std::move(*a);
+  for (auto& kv : v->get_object()) {
+    std::string_view key = kv.key();
+    std::string* field = key == "tool"         ? &c.identity.tool
+                         : key == "call_id"    ? &c.identity.call_id
+                         : key == "session_id" ? &c.identity.session_id
+                                               : nullptr;
+    if (field) {
+      if (!kv.value().is_string())
+        return bad(key == "tool" ? "the call needs a string \"tool\""
+                                 : "\"call_id\" and \"session_id\" must be strings");
+      *field = kv.value().get_string();
+    } else if (key == "arguments") {
+      c.arguments = std::move(kv.value());
+    } else {
+      return bad("unknown key \"" + std::string(key) +
+                 "\" in the call (allowed: tool, arguments, call_id, session_id)");
+    }
+  }
+  if (c.identity.tool.empty()) return bad("the call needs a string \"tool\"");
   return call(std::move(c));
 }
 

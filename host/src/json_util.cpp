@@ -1,5 +1,6 @@
 #include "json_util.hpp"
 
+#include <boost/container/small_vector.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/parse_options.hpp>
 #include <boost/json/serialize.hpp>
@@ -68,9 +69,8 @@ static std::optional<std::string> locate_invalid_utf8(const json::value& root) {
 }
 
 std::optional<std::string> find_invalid_utf8(const json::value& root) {
-  // Fast path: no allocation beyond a small stack of pointers.
-  std::vector<const json::value*> stack{&root};
-  stack.reserve(16);
+  // Fast path: no allocation for a usual result (inline stack of pointers).
+  boost::container::small_vector<const json::value*, 32> stack{&root};
   while (!stack.empty()) {
     const json::value* v = stack.back();
     stack.pop_back();
@@ -112,9 +112,8 @@ static std::size_t digits(std::uint64_t u) {
 JsonScan scan_json(const json::value& root, std::size_t stop_after) {
   JsonScan r;
   // Iterative: deep input cannot blow the stack.  Inline room for the
-  // usual shallow result; the vector grows only for deep ones.
-  std::vector<const json::value*> stack;
-  stack.reserve(16);
+  // usual shallow result (no allocation); it grows only for large ones.
+  boost::container::small_vector<const json::value*, 32> stack;
   stack.push_back(&root);
   while (!stack.empty() && r.bytes <= stop_after) {
     const json::value* v = stack.back();

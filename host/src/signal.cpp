@@ -3,11 +3,11 @@
 namespace toolgate {
 
 std::shared_ptr<Signal> Signal::make() {
-  return std::shared_ptr<Signal>(new Signal());
+  return std::make_shared<Signal>(Private{});
 }
 
 std::shared_ptr<Signal> Signal::child(std::chrono::nanoseconds timeout) {
-  auto c = std::shared_ptr<Signal>(new Signal());
+  auto c = std::make_shared<Signal>(Private{});
   c->parent_ = shared_from_this();
   auto own = Clock::now() + timeout;
   c->deadline_ = deadline_ && *deadline_ < own ? *deadline_ : own;

@@ -18,8 +18,17 @@ namespace toolgate {
 enum class SignalState { pending = 0, cancelled = 1, timed_out = 2 };
 
 class Signal : public std::enable_shared_from_this<Signal> {
+  struct Private {
+    explicit Private() = default;
+  };
+
  public:
   using Clock = std::chrono::steady_clock;
+
+  // Use make() or child(): a Signal lives in a shared_ptr (children keep
+  // their parent).  Public only so make() can use std::make_shared -- one
+  // allocation per call instead of two; Private cannot be named outside.
+  explicit Signal(Private) {}
 
   static std::shared_ptr<Signal> make();
   // A child that fires when this signal fires or after `timeout`, whichever
@@ -35,7 +44,6 @@ class Signal : public std::enable_shared_from_this<Signal> {
   std::optional<Clock::time_point> deadline() const { return deadline_; }
 
  private:
-  Signal() = default;
   void fire(SignalState why);
 
   std::shared_ptr<Signal> parent_;

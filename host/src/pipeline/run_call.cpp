@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 
 namespace toolgate::detail {
 
@@ -11,8 +12,12 @@ static std::string new_call_id() {
   static std::atomic<std::uint64_t> counter{0};
   static const auto epoch = static_cast<std::uint64_t>(
       std::chrono::system_clock::now().time_since_epoch().count());
-  return "call-" + std::to_string(epoch % 1000000007) + "-" +
-         std::to_string(counter.fetch_add(1) + 1);
+  // Formatted in place: one allocation (the result), not one per piece.
+  char buf[64];
+  int n = std::snprintf(buf, sizeof buf, "call-%llu-%llu",
+                        static_cast<unsigned long long>(epoch % 1000000007),
+                        static_cast<unsigned long long>(counter.fetch_add(1) + 1));
+  return std::string(buf, static_cast<std::size_t>(n));
 }
 
 static void run_stages(CallState& s, ToolCall& call) {
