@@ -72,16 +72,25 @@ struct CallState {
   // normalization's messages).
   boost::json::value candidate;
   std::string candidate_writer;
-  // What the body produced, before anyone needed it as JSON: on the common
-  // path (no post-execute hook for this tool) it goes straight to
-  // normalization without a JSON round trip.
+  // What the body produced, kept as a ToolResult while nobody changes it:
+  // normalization checks it directly, without a JSON round trip.  Post-
+  // execute hooks read it as JSON (built once, on first use); a hook that
+  // replaces or blocks the result drops it (take_candidate()).
   std::optional<ToolResult> produced;
-  // The candidate as result-shape JSON (built from `produced` on first use).
-  boost::json::value& candidate_json() {
-    if (produced) {
+  bool candidate_built = false;
+  // The candidate as result-shape JSON, for reading.
+  const boost::json::value& candidate_json() {
+    if (produced && !candidate_built) {
       candidate = produced->to_json();
-      produced.reset();
+      candidate_built = true;
     }
+    return candidate;
+  }
+  // The candidate as JSON, for a hook's verdict to change: from here on the
+  // JSON is the result.
+  boost::json::value& take_candidate() {
+    candidate_json();
+    produced.reset();
     return candidate;
   }
 

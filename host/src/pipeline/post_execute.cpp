@@ -18,7 +18,7 @@ void run_post_execute(CallState& s) {
     ToolResult r = ToolResult::failure(s.error->code, s.error->message,
                                        s.error->stage, s.error->source);
     r.error->denials = s.error->denials;
-    s.candidate = r.to_json();
+    s.take_candidate() = r.to_json();
   }
 
   for (const auto& hook : s.gen.post_execute) {
@@ -55,15 +55,15 @@ void run_post_execute(CallState& s) {
         const auto* content = r ? r->if_contains("content") : nullptr;
         // A replacement without content leaves a wrong shape behind, which
         // normalization reports naming this hook.
-        s.candidate.as_object()["content"] = content ? *content : v.replacement;
+        s.take_candidate().as_object()["content"] = content ? *content : v.replacement;
       } else {
-        s.candidate = std::move(v.replacement);
+        s.take_candidate() = std::move(v.replacement);
       }
       s.candidate_writer = hook.id;
     } else if (v.kind == PostVerdict::Kind::block && !denied) {
       std::string reason =
           v.reason.empty() ? "result blocked by " + hook.id : std::move(v.reason);
-      s.candidate = ToolResult::failure(error_code::denied, reason,
+      s.take_candidate() = ToolResult::failure(error_code::denied, reason,
                                         stage::post_execute, hook.id)
                         .to_json();
       s.candidate_writer = hook.id;
