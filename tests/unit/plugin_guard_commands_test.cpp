@@ -235,6 +235,16 @@ TEST(GuardCommandsPlugin, ArgvArraysPointersAndToolFilters) {
   EXPECT_FALSE(f.call("echo", {{"command", "sudo ls"}}).is_error);
 }
 
+// RFC 6901 escapes in the first token reach the right member: "~1" is "/",
+// "~0" is "~" (the host looks the first token up itself).
+TEST(GuardCommandsPlugin, PointersWithEscapedKeys) {
+  CommandsFixture f;
+  f.load("guard-commands", {{"pointers", json::array{"/shell~1cmd", "/x~0y/0"}}});
+  EXPECT_EQ(code_of(f.call("shell.run", {{"shell/cmd", "rm -rf /"}})), "denied");
+  EXPECT_EQ(code_of(f.call("shell.run", {{"x~y", json::array{"sudo ls"}}})), "denied");
+  EXPECT_FALSE(f.call("shell.run", {{"shell~1cmd", "rm -rf /"}}).is_error) << "the escape is not the key";
+}
+
 TEST(GuardCommandsPlugin, BadConfigs) {
   struct C {
     json::object config;

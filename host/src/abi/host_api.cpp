@@ -210,16 +210,20 @@ const json::value* lookup(const tg_call* c, const char* pointer, tg_status* st) 
   // find_pointer works on a value; look up the first token by hand and the
   // rest on the member value, so no copy of the arguments is made.
   auto slash = p.find('/', 1);
-  std::string first(p.substr(1, slash == json::string_view::npos ? json::string_view::npos : slash - 1));
-  // Unescape ~1 and ~0 in the first token (RFC 6901).
-  std::string key;
-  for (std::size_t i = 0; i < first.size(); ++i) {
-    if (first[i] == '~' && i + 1 < first.size() && (first[i + 1] == '0' || first[i + 1] == '1')) {
-      key += first[i + 1] == '0' ? '~' : '/';
-      ++i;
-    } else {
-      key += first[i];
+  json::string_view key = p.substr(1, slash == json::string_view::npos ? json::string_view::npos : slash - 1);
+  // Unescape ~1 and ~0 in the first token (RFC 6901); most keys have no
+  // '~' and are looked up where they stand, without a copy.
+  std::string unescaped;
+  if (key.find('~') != json::string_view::npos) {
+    for (std::size_t i = 0; i < key.size(); ++i) {
+      if (key[i] == '~' && i + 1 < key.size() && (key[i + 1] == '0' || key[i + 1] == '1')) {
+        unescaped += key[i + 1] == '0' ? '~' : '/';
+        ++i;
+      } else {
+        unescaped += key[i];
+      }
     }
+    key = unescaped;
   }
   v = c->view.arguments.if_contains(key);
   if (v && slash != json::string_view::npos) v = v->find_pointer(p.substr(slash), ec);
