@@ -95,6 +95,11 @@ for m in secure-agent mcp-filesystem; do
   expect '^ok' "$out"
 done
 
+step "the installed demo runs from the installed samples"
+out=$("$tg" demo)
+expect '"text":"Hello, World!"' "$out"
+expect 'sample.no-world' "$out"
+
 step "cpack: .deb and .tar.gz"
 (cd "$work" && cpack --config "$build/CPackConfig.cmake" -B "$work/packages" >/dev/null)
 deb=$(ls "$work"/packages/toolgate_*.deb)
@@ -102,6 +107,8 @@ devdeb=$(ls "$work"/packages/toolgate-dev_*.deb)
 contents=$(dpkg-deb -c "$deb")
 for p in ./usr/bin/toolgate "./usr/lib/$multiarch/toolgate/plugins/toolgate_guard-paths.so" \
          ./etc/toolgate/manifest.d/ ./usr/share/toolgate/manifests/secure-agent.json \
+         "./usr/lib/$multiarch/toolgate/samples/manifests/4-guard.json" \
+         "./usr/lib/$multiarch/toolgate/samples/plugins/sample_no_world.so" \
          ./usr/share/doc/toolgate/README.md; do
   grep -q " $p\$" <<<"$contents" || fail "$deb lacks $p"
 done

@@ -2,6 +2,7 @@
 // pipeline.  Each section loads its plugin(s) from a sample manifest into a
 // fresh host and prints the final result.
 #include "commands.hpp"
+#include "options.hpp"
 
 #include <toolgate/host.hpp>
 
@@ -52,8 +53,18 @@ std::unique_ptr<Host> make_host(const std::filesystem::path& manifest) {
 
 }  // namespace
 
+// The installed samples (lib/<triplet>/toolgate/samples, found relative to
+// this binary, so a staged or relocated install works too) when this binary
+// is installed; else the build tree's.
+static std::filesystem::path default_samples() {
+  std::error_code ec;
+  auto installed = std::filesystem::path(self_exe()).parent_path() / TOOLGATE_INSTALLED_SAMPLES;
+  if (std::filesystem::is_directory(installed / "manifests", ec)) return installed.lexically_normal();
+  return TOOLGATE_SAMPLES_DIR;
+}
+
 int run_demo(const Args& args) {
-  std::filesystem::path samples = TOOLGATE_SAMPLES_DIR;
+  std::filesystem::path samples = default_samples();
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--samples" && i + 1 < args.size())
       samples = args[++i];
