@@ -33,14 +33,22 @@ struct HookInfo {
   std::shared_ptr<const void> keep_alive;
 };
 
-struct PreExecuteHook : HookInfo { PreExecuteFn fn; };
+struct PreExecuteHook : HookInfo {
+  PreExecuteFn fn;
+};
 struct GuardHook : HookInfo {
   GuardFn fn;
   bool shadow = false;
 };
-struct ExecuteWrapperHook : HookInfo { ExecuteWrapperFn fn; };
-struct PostExecuteHook : HookInfo { PostExecuteFn fn; };
-struct ResultObserverHook : HookInfo { ResultObserverFn fn; };
+struct ExecuteWrapperHook : HookInfo {
+  ExecuteWrapperFn fn;
+};
+struct PostExecuteHook : HookInfo {
+  PostExecuteFn fn;
+};
+struct ResultObserverHook : HookInfo {
+  ResultObserverFn fn;
+};
 
 struct ToolEntry {
   ToolDefinition def;

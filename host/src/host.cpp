@@ -3,18 +3,18 @@
 #include <toolgate/host.hpp>
 
 #include "host_impl.hpp"
-#include "reload/controller.hpp"
 #include "json_util.hpp"
 #include "loading/manifest.hpp"
 #include "loading/plugin_loader.hpp"
 #include "loading/stack.hpp"
 #include "pipeline/stages.hpp"
+#include "reload/controller.hpp"
 
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
-#include <map>
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -23,15 +23,13 @@ namespace toolgate {
 namespace json = boost::json;
 using detail::Generation;
 
-LoadError::LoadError(std::string file, std::string json_path, std::string what,
-                     std::string fix)
-    : std::runtime_error(file + (json_path.empty() ? "" : " at " + json_path) + ": " +
-                         what + "\n  fix: " + fix),
+LoadError::LoadError(std::string file, std::string json_path, std::string what, std::string fix)
+    : std::runtime_error(file + (json_path.empty() ? "" : " at " + json_path) + ": " + what +
+                         "\n  fix: " + fix),
       file_(std::move(file)),
       json_path_(std::move(json_path)),
       problem_(std::move(what)),
       fix_(std::move(fix)) {}
-
 
 Host::Host(HostOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = options;
@@ -75,7 +73,8 @@ void Host::set_tools(std::vector<ToolDefinition> tools, bool remove_others) {
 }
 
 namespace {
-detail::EmbedderHook embedder_hook(std::string owner, const HookOptions& o, detail::StageKind kind) {
+detail::EmbedderHook embedder_hook(std::string owner, const HookOptions& o,
+                                   detail::StageKind kind) {
   if (owner.empty() || o.name.empty())
     throw std::invalid_argument("a hook needs an owner and a name");
   detail::EmbedderHook h;
@@ -275,9 +274,12 @@ json::object Host::describe() const {
   json::array tools, plugins;
   for (const auto& [name, t] : g->tools) tools.push_back(json::string(name));
   for (const auto& id : g->plugin_ids) plugins.push_back(json::string(id));
-  return {{"generation", g->number},      {"plugins", plugins},
-          {"tools", tools},               {"tools/pre-execute", ids(g->pre_execute)},
-          {"guard", ids(g->guards)},      {"tools/execute", ids(g->wrappers)},
+  return {{"generation", g->number},
+          {"plugins", plugins},
+          {"tools", tools},
+          {"tools/pre-execute", ids(g->pre_execute)},
+          {"guard", ids(g->guards)},
+          {"tools/execute", ids(g->wrappers)},
           {"tools/post-execute", ids(g->post_execute)},
           {"tools/result", ids(g->observers)}};
 }
@@ -292,8 +294,9 @@ json::object Host::plan(std::string_view tool) const {
       for (const auto& t : h.filter.patterns()) tools.push_back(json::string(t));
       for (const auto& t : h.before) before.push_back(json::string(t));
       for (const auto& t : h.after) after.push_back(json::string(t));
-      json::object e{{"id", h.id},         {"plugin", h.plugin}, {"layer", h.layer},
-                     {"priority", h.priority}, {"tools", tools}, {"locked", h.locked}};
+      json::object e{{"id", h.id},       {"plugin", h.plugin},
+                     {"layer", h.layer}, {"priority", h.priority},
+                     {"tools", tools},   {"locked", h.locked}};
       if (!before.empty()) e["before"] = before;
       if (!after.empty()) e["after"] = after;
       if constexpr (std::is_same_v<std::decay_t<decltype(h)>, detail::GuardHook>)

@@ -40,8 +40,8 @@ struct Host::Impl {
   bool stack_valid = true;
 
   std::atomic<std::shared_ptr<const Generation>> active{std::make_shared<const Generation>()};
-  std::uint64_t generation_counter = 0;  // guarded by `control`
-  detail::Retirement retired;            // generations waiting to drain
+  std::uint64_t generation_counter = 0;        // guarded by `control`
+  detail::Retirement retired;                  // generations waiting to drain
   std::unique_ptr<ReloadController> reloader;  // set by enable_reload
 
   // Builds a complete generation from the given inputs; throws on any error.
@@ -50,15 +50,15 @@ struct Host::Impl {
                                     std::vector<std::string>* kept) const {
     auto g = std::make_shared<Generation>();
     for (const auto& [name, def] : embedder_tools)
-      g->tools.emplace(name, std::make_shared<detail::ToolEntry>(detail::ToolEntry{def, "host", nullptr}));
+      g->tools.emplace(
+          name, std::make_shared<detail::ToolEntry>(detail::ToolEntry{def, "host", nullptr}));
     for (const auto& layer : stack)
       for (const auto& [index, plugin] : layer.plugins) {
         g->plugins.push_back(plugin);
         g->plugin_ids.push_back(plugin->id);
         for (const auto& t : plugin->tools) {
           if (g->tools.count(t.name))
-            throw LoadError(layer.manifest.file.string(),
-                            layer.manifest.plugins[index].json_path,
+            throw LoadError(layer.manifest.file.string(), layer.manifest.plugins[index].json_path,
                             "plugin \"" + plugin->id + "\" registers tool \"" + t.name +
                                 "\", which already exists",
                             "rename the tool or disable one of the two");

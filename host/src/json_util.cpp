@@ -19,11 +19,24 @@ bool valid_utf8(std::string_view s) {
     unsigned c = *p;
     int n;
     unsigned min;
-    if (c < 0x80) { ++p; continue; }
-    if ((c & 0xE0) == 0xC0) { n = 1; min = 0x80; c &= 0x1F; }
-    else if ((c & 0xF0) == 0xE0) { n = 2; min = 0x800; c &= 0x0F; }
-    else if ((c & 0xF8) == 0xF0) { n = 3; min = 0x10000; c &= 0x07; }
-    else return false;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    if ((c & 0xE0) == 0xC0) {
+      n = 1;
+      min = 0x80;
+      c &= 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2;
+      min = 0x800;
+      c &= 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3;
+      min = 0x10000;
+      c &= 0x07;
+    } else
+      return false;
     if (end - p <= n) return false;
     for (int i = 1; i <= n; ++i) {
       if ((p[i] & 0xC0) != 0x80) return false;
@@ -38,9 +51,12 @@ bool valid_utf8(std::string_view s) {
 static std::string escape_token(std::string_view k) {
   std::string out;
   for (char ch : k) {
-    if (ch == '~') out += "~0";
-    else if (ch == '/') out += "~1";
-    else out += ch;
+    if (ch == '~')
+      out += "~0";
+    else if (ch == '/')
+      out += "~1";
+    else
+      out += ch;
   }
   return out;
 }
@@ -94,8 +110,10 @@ std::optional<std::string> find_invalid_utf8(const json::value& root) {
 static std::size_t string_literal_size(std::string_view s) {
   std::size_t n = 2 + s.size();
   for (unsigned char c : s) {
-    if (c == '"' || c == '\\') n += 1;
-    else if (c < 0x20) n += (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') ? 1 : 5;
+    if (c == '"' || c == '\\')
+      n += 1;
+    else if (c < 0x20)
+      n += (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') ? 1 : 5;
   }
   return n;
 }
@@ -119,15 +137,24 @@ JsonScan scan_json(const json::value& root, std::size_t stop_after) {
     const json::value* v = stack.back();
     stack.pop_back();
     switch (v->kind()) {
-      case json::kind::null: r.bytes += 4; break;
-      case json::kind::bool_: r.bytes += v->get_bool() ? 4 : 5; break;
+      case json::kind::null:
+        r.bytes += 4;
+        break;
+      case json::kind::bool_:
+        r.bytes += v->get_bool() ? 4 : 5;
+        break;
       case json::kind::int64: {
         auto i = v->get_int64();
-        r.bytes += i < 0 ? 1 + digits(0 - static_cast<std::uint64_t>(i)) : digits(static_cast<std::uint64_t>(i));
+        r.bytes += i < 0 ? 1 + digits(0 - static_cast<std::uint64_t>(i))
+                         : digits(static_cast<std::uint64_t>(i));
         break;
       }
-      case json::kind::uint64: r.bytes += digits(v->get_uint64()); break;
-      case json::kind::double_: r.bytes += json::serialize(*v).size(); break;  // rare
+      case json::kind::uint64:
+        r.bytes += digits(v->get_uint64());
+        break;
+      case json::kind::double_:
+        r.bytes += json::serialize(*v).size();
+        break;  // rare
       case json::kind::string: {
         std::string_view str = v->get_string();
         if (!valid_utf8(str)) r.valid_utf8 = false;
@@ -155,8 +182,7 @@ JsonScan scan_json(const json::value& root, std::size_t stop_after) {
   return r;
 }
 
-std::optional<json::value> parse_untrusted(std::string_view text,
-                                           std::size_t max_depth,
+std::optional<json::value> parse_untrusted(std::string_view text, std::size_t max_depth,
                                            std::string* why) {
   json::parse_options opt;
   opt.max_depth = max_depth;
@@ -184,7 +210,8 @@ std::string check_content_block(const json::value& block) {
                ? ""
                : "an " + std::string(type) + " block needs \"data\" and \"mimeType\" strings";
   if (type == "resource_link")
-    return str("uri") && str("name") ? "" : "a resource_link block needs \"uri\" and \"name\" strings";
+    return str("uri") && str("name") ? ""
+                                     : "a resource_link block needs \"uri\" and \"name\" strings";
   if (type == "resource") {
     const auto* r = o->if_contains("resource");
     return r && r->is_object() && r->get_object().if_contains("uri") &&

@@ -28,8 +28,7 @@ JsonScan scan_json(const boost::json::value& v, std::size_t stop_after);
 
 // Parses untrusted JSON text with a nesting limit; nullopt and a message
 // saying what and where on failure.  Invalid UTF-8 is rejected by the parser.
-std::optional<boost::json::value> parse_untrusted(std::string_view text,
-                                                  std::size_t max_depth,
+std::optional<boost::json::value> parse_untrusted(std::string_view text, std::size_t max_depth,
                                                   std::string* why);
 
 // Checks one MCP content block; returns the problem or an empty string.

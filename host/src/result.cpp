@@ -24,11 +24,9 @@ json::object ToolResult::to_json() const {
   return o;
 }
 
-static const json::string* string_field(const json::object& o,
-                                        std::string_view key) {
+static const json::string* string_field(const json::object& o, std::string_view key) {
   auto it = o.find(key);
-  return it != o.end() && it->value().is_string() ? &it->value().get_string()
-                                                   : nullptr;
+  return it != o.end() && it->value().is_string() ? &it->value().get_string() : nullptr;
 }
 
 std::optional<ToolResult> ToolResult::from_json(const json::value& v, std::string* why) {
@@ -65,8 +63,7 @@ std::optional<ToolResult> ToolResult::from_json(json::value&& v, std::string* wh
     ErrorInfo info;
     const json::string* code = string_field(e, "code");
     const json::string* message = string_field(e, "message");
-    if (!code || !message)
-      return bad("/error needs string fields \"code\" and \"message\"");
+    if (!code || !message) return bad("/error needs string fields \"code\" and \"message\"");
     info.code = *code;
     info.message = *message;
     if (auto* s = string_field(e, "stage")) info.stage = *s;
@@ -88,13 +85,13 @@ ToolResult ToolResult::success(json::value value, json::array content) {
   return r;
 }
 
-ToolResult ToolResult::failure(std::string_view code, std::string message,
-                               std::string_view stage, std::string source) {
+ToolResult ToolResult::failure(std::string_view code, std::string message, std::string_view stage,
+                               std::string source) {
   ToolResult r;
   r.is_error = true;
   r.content.push_back(text_block(message));
-  r.error = ErrorInfo{std::string(code), std::move(message), std::string(stage),
-                      std::move(source), {}};
+  r.error =
+      ErrorInfo{std::string(code), std::move(message), std::string(stage), std::move(source), {}};
   return r;
 }
 

@@ -2,9 +2,7 @@
 
 namespace toolgate {
 
-std::shared_ptr<Signal> Signal::make() {
-  return std::make_shared<Signal>(Private{});
-}
+std::shared_ptr<Signal> Signal::make() { return std::make_shared<Signal>(Private{}); }
 
 std::shared_ptr<Signal> Signal::child(std::chrono::nanoseconds timeout) {
   auto c = std::make_shared<Signal>(Private{});
@@ -26,8 +24,7 @@ void Signal::fire(SignalState why) {
   {
     std::lock_guard lock(mutex_);
     int expected = static_cast<int>(SignalState::pending);
-    if (!fired_state_.compare_exchange_strong(expected, static_cast<int>(why)))
-      return;
+    if (!fired_state_.compare_exchange_strong(expected, static_cast<int>(why))) return;
     for (auto& w : children_)
       if (auto c = w.lock()) to_fire.push_back(std::move(c));
     children_.clear();

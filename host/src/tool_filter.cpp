@@ -24,8 +24,7 @@ bool glob_match(std::string_view p, std::string_view t) {
   return pi == p.size();
 }
 
-ToolFilter::ToolFilter(std::vector<std::string> patterns)
-    : patterns_(std::move(patterns)) {
+ToolFilter::ToolFilter(std::vector<std::string> patterns) : patterns_(std::move(patterns)) {
   for (const auto& p : patterns_) {
     if (!p.empty() && p[0] == '!')
       excludes_.push_back(p.substr(1));

@@ -28,7 +28,8 @@ namespace {
 
 std::string utc_now() {
   const auto now = std::chrono::system_clock::now();
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
+  const auto us =
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
   const std::time_t secs = static_cast<std::time_t>(us / 1000000);
   std::tm tm{};
   gmtime_r(&secs, &tm);
@@ -68,7 +69,8 @@ std::string body(const json::object& outcome) {
   rec["call"] = field("call");
   const json::object* r = result.if_object();
   const json::value* err = r ? r->if_contains("error") : nullptr;
-  const bool is_error = r && r->if_contains("isError") && r->at("isError").is_bool() && r->at("isError").get_bool();
+  const bool is_error =
+      r && r->if_contains("isError") && r->at("isError").is_bool() && r->at("isError").get_bool();
   std::string outcome_name = "ok";
   if (is_error) {
     outcome_name = "error";
@@ -91,14 +93,15 @@ std::string body(const json::object& outcome) {
     for (const auto& e : *t) {
       trail.push_back(trail_entry(e));
       if (e.is_object())
-        if (const auto* ns = e.get_object().if_contains("ns"); ns && ns->is_int64()) total += ns->get_int64();
+        if (const auto* ns = e.get_object().if_contains("ns"); ns && ns->is_int64())
+          total += ns->get_int64();
     }
   }
   rec["trail"] = std::move(trail);
   rec["trail_ns"] = total;
   std::string text = json::serialize(rec);
-  text[0] = ',';                 // "{..." -> ",..."
-  text.pop_back();               // drop the closing brace: seal() adds it
+  text[0] = ',';    // "{..." -> ",..."
+  text.pop_back();  // drop the closing brace: seal() adds it
   return text;
 }
 
@@ -112,9 +115,10 @@ FsyncPolicy parse_fsync(const ConfigObject& c) {
     return {v->get_int64() == 1 ? Durability::always : Durability::every_n,
             static_cast<std::uint64_t>(v->get_int64())};
   }
-  throw ConfigError(c.path("fsync"),
-                    "must be \"always\" (fsync after every record), \"never\", or an integer N from 1 to "
-                    "1000000 (fsync after every N records)");
+  throw ConfigError(
+      c.path("fsync"),
+      "must be \"always\" (fsync after every record), \"never\", or an integer N from 1 to "
+      "1000000 (fsync after every N records)");
 }
 
 class Audit {
@@ -124,7 +128,9 @@ class Audit {
     c.only({"path", "fsync", "max_bytes"});
     WriterOptions o;
     const std::string path = c.string("path");
-    if (path.empty()) throw ConfigError("/path", "must name the audit log file, e.g. \"/var/log/toolgate/audit.jsonl\"");
+    if (path.empty())
+      throw ConfigError("/path",
+                        "must name the audit log file, e.g. \"/var/log/toolgate/audit.jsonl\"");
     o.path = std::filesystem::absolute(path);  // fixed at load, whatever the cwd later
     o.fsync = parse_fsync(c);
     o.max_bytes = static_cast<std::uint64_t>(c.integer("max_bytes", 64LL << 20, 0, 1LL << 50));

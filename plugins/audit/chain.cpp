@@ -1,7 +1,7 @@
 #include "chain.hpp"
 
-#include <boost/json.hpp>
 #include <openssl/evp.h>
+#include <boost/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -64,8 +64,9 @@ void canonical(const json::value& v, std::string& out) {
 }
 
 bool is_hex64(std::string_view s) {
-  return s.size() == 64 &&
-         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
 }
 
 }  // namespace
@@ -94,9 +95,12 @@ std::optional<Record> check_record(std::string_view line, std::string* why) {
     return std::nullopt;
   };
   if (line.empty()) return bad("empty line where a record should be");
-  if (line.size() < kSealSize + 2 || line.substr(line.size() - kSealSize, kHashKey.size()) != kHashKey ||
+  if (line.size() < kSealSize + 2 ||
+      line.substr(line.size() - kSealSize, kHashKey.size()) != kHashKey ||
       line.substr(line.size() - 2) != "\"}")
-    return bad("not a sealed record: it does not end with ,\"hash\":\"<sha-256>\"} (altered or truncated)");
+    return bad(
+        "not a sealed record: it does not end with ,\"hash\":\"<sha-256>\"} (altered or "
+        "truncated)");
   Record r;
   r.hash = std::string(line.substr(line.size() - 66, 64));
   if (!is_hex64(r.hash)) return bad("its hash is not 64 lower-case hex digits");
@@ -132,7 +136,8 @@ std::vector<std::pair<std::uint64_t, fs::path>> rotated_files(const fs::path& ac
     const std::string name = it->path().filename().string();
     if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
     const std::string digits = name.substr(prefix.size());
-    if (digits.size() < 6 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (digits.size() < 6 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
       continue;
     out.emplace_back(std::stoull(digits), dir / name);
   }
@@ -162,14 +167,16 @@ std::optional<Head> read_last_record(const fs::path& file) {
     if (tail.back() != '\n')
       throw std::runtime_error("the last record of " + file.string() +
                                " is incomplete (no newline at the end: a write was cut short)");
-    if (tail.size() < 2) throw std::runtime_error("the last line of " + file.string() + " is empty");
+    if (tail.size() < 2)
+      throw std::runtime_error("the last line of " + file.string() + " is empty");
     const auto nl = tail.find_last_of('\n', tail.size() - 2);
     if (nl != std::string::npos || from == 0) {
       const std::size_t start = nl == std::string::npos ? 0 : nl + 1;
       std::string_view line(tail.data() + start, tail.size() - 1 - start);
       std::string why;
       auto r = check_record(line, &why);
-      if (!r) throw std::runtime_error("the last record of " + file.string() + " does not check: " + why);
+      if (!r)
+        throw std::runtime_error("the last record of " + file.string() + " does not check: " + why);
       return Head{r->seq, r->hash};
     }
     chunk *= 4;
@@ -192,7 +199,10 @@ bool Verifier::fail(const std::string& file, std::size_t line, std::string what)
 bool Verifier::feed_line(const std::string& file, std::size_t line_no, std::string_view line,
                          bool complete) {
   if (problem_) return false;
-  if (!complete) return fail(file, line_no, "incomplete record: no newline at the end (a write was cut short or the file was truncated)");
+  if (!complete)
+    return fail(file, line_no,
+                "incomplete record: no newline at the end (a write was cut short or the file was "
+                "truncated)");
   std::string why;
   auto r = check_record(line, &why);
   if (!r) return fail(file, line_no, why);
@@ -204,15 +214,17 @@ bool Verifier::feed_line(const std::string& file, std::size_t line_no, std::stri
     if (r->seq > head_.seq + 1)
       return fail(file, line_no,
                   "missing record(s): expected seq " + std::to_string(head_.seq + 1) + ", found " +
-                      std::to_string(r->seq) + (started_ ? "" : " (the chain does not start here)"));
+                      std::to_string(r->seq) +
+                      (started_ ? "" : " (the chain does not start here)"));
     return fail(file, line_no,
                 "out of order: seq " + std::to_string(r->seq) + " after seq " +
                     std::to_string(head_.seq) + where_prev + " (records reordered or duplicated)");
   } else if (r->prev != head_.hash) {
-    return fail(file, line_no,
-                started_ ? "broken chain: \"prev\" is not the hash of the previous record" + where_prev +
-                               " (that record was altered and re-hashed, or records were replaced)"
-                         : "broken chain: the first record's \"prev\" is not the genesis value (64 zeros)");
+    return fail(
+        file, line_no,
+        started_ ? "broken chain: \"prev\" is not the hash of the previous record" + where_prev +
+                       " (that record was altered and re-hashed, or records were replaced)"
+                 : "broken chain: the first record's \"prev\" is not the genesis value (64 zeros)");
   }
   started_ = true;
   ++records_;

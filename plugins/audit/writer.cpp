@@ -43,9 +43,10 @@ Writer::Writer(WriterOptions o) : o_(std::move(o)) {
     ::flock(fd_, LOCK_UN);
     ::close(fd_);
     fd_ = -1;
-    throw std::runtime_error(std::string(e.what()) +
-                             "; the chain cannot be continued: check the log with `toolgate audit verify`, "
-                             "then move the file aside (a new chain starts) or repair it");
+    throw std::runtime_error(
+        std::string(e.what()) +
+        "; the chain cannot be continued: check the log with `toolgate audit verify`, "
+        "then move the file aside (a new chain starts) or repair it");
   }
   ::flock(fd_, LOCK_UN);
 }
@@ -171,14 +172,17 @@ void Writer::append(const std::string& body) {
   size_ += line.size();
   head_ = Head{head_.seq + 1, std::move(hash)};
   switch (o_.fsync.mode) {
-    case Durability::always: sync(fd_); break;
+    case Durability::always:
+      sync(fd_);
+      break;
     case Durability::every_n:
       if (++unsynced_ >= o_.fsync.every) {
         sync(fd_);
         unsynced_ = 0;
       }
       break;
-    case Durability::never: break;
+    case Durability::never:
+      break;
   }
 }
 

@@ -38,17 +38,17 @@ class Writer {
   void append(const std::string& body);
 
  private:
-  void open_active();           // (re)opens path_; sets fd_, ino_
-  void lock_current();          // flock on the active file, reopening if rotated
-  void refresh_head();          // under the lock: re-read the head if others wrote
-  void rotate();                // under the lock
+  void open_active();   // (re)opens path_; sets fd_, ino_
+  void lock_current();  // flock on the active file, reopening if rotated
+  void refresh_head();  // under the lock: re-read the head if others wrote
+  void rotate();        // under the lock
   void sync(int fd);
 
   WriterOptions o_;
   std::mutex mutex_;
   int fd_ = -1;
   std::uint64_t ino_ = 0, dev_ = 0;
-  std::uint64_t size_ = 0;      // size of the active file after our last write
+  std::uint64_t size_ = 0;  // size of the active file after our last write
   bool size_known_ = false;
   Head head_;
   std::uint64_t unsynced_ = 0;

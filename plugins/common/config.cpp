@@ -63,8 +63,8 @@ std::int64_t ConfigObject::integer(std::string_view key, std::optional<std::int6
   if (v->is_uint64() && v->get_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
     n = static_cast<std::int64_t>(v->get_uint64());
   if (!n || *n < min || *n > max)
-    throw ConfigError(path(key), "must be an integer from " + std::to_string(min) + " to " +
-                                     std::to_string(max));
+    throw ConfigError(
+        path(key), "must be an integer from " + std::to_string(min) + " to " + std::to_string(max));
   return *n;
 }
 

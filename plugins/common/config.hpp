@@ -54,8 +54,8 @@ class ConfigObject {
   double number(std::string_view key, std::optional<double> def, double min, double max) const;
   bool boolean(std::string_view key, std::optional<bool> def = std::nullopt) const;
   // A string or an array of strings (tool globs are often written either way).
-  std::vector<std::string> strings(std::string_view key,
-                                   std::optional<std::vector<std::string>> def = std::nullopt) const;
+  std::vector<std::string> strings(
+      std::string_view key, std::optional<std::vector<std::string>> def = std::nullopt) const;
   ConfigObject object(std::string_view key) const;
   const json::array& array(std::string_view key) const;
   // One of a closed set of words.

@@ -11,7 +11,8 @@ namespace tgp {
 struct SecretScanner::Pattern {
   std::string name;
   RE2 re;
-  Pattern(std::string n, const char* pattern, const RE2::Options& o) : name(std::move(n)), re(pattern, o) {}
+  Pattern(std::string n, const char* pattern, const RE2::Options& o)
+      : name(std::move(n)), re(pattern, o) {}
 };
 
 namespace {
@@ -25,14 +26,16 @@ struct Builtin {
 // them from firing inside longer identifiers.
 const Builtin kBuiltins[] = {
     {"private_key",
-     "-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\\z)"},
+     "-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY(?: "
+     "BLOCK)?-----|\\z)"},
     {"aws_access_key", "\\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}\\b"},
     {"aws_secret_key",
      "(?i:aws_?secret_?(?:access_?)?key)[\"']?\\s*[:=]\\s*[\"']?[A-Za-z0-9/+=]{40}"},
     {"github_token", "\\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\\b"},
     {"gitlab_token", "\\bglpat-[A-Za-z0-9_-]{20,}"},
     {"slack_token", "\\bxox[abposr]-[A-Za-z0-9-]{10,}"},
-    {"slack_webhook", "https://hooks\\.slack\\.com/services/[A-Za-z0-9]+/[A-Za-z0-9]+/[A-Za-z0-9]+"},
+    {"slack_webhook",
+     "https://hooks\\.slack\\.com/services/[A-Za-z0-9]+/[A-Za-z0-9]+/[A-Za-z0-9]+"},
     {"google_api_key", "\\bAIza[0-9A-Za-z_-]{35}"},
     {"stripe_key", "\\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"},
     {"sk_api_key", "\\bsk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{20,}"},
@@ -73,7 +76,8 @@ bool decode_base64_text(std::string_view in, std::string& out) {
   }
   if (out.size() < 8) return false;
   std::size_t printable = 0;
-  for (unsigned char c : out) printable += (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\r' || c == '\t';
+  for (unsigned char c : out)
+    printable += (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\r' || c == '\t';
   return printable * 10 >= out.size() * 9;
 }
 
@@ -107,7 +111,9 @@ bool percent_decode(std::string_view in, std::string& out) {
 bool strip_invisible(std::string_view in, std::string& out, std::vector<std::size_t>& map) {
   auto invisible = [&](std::size_t i) -> std::size_t {
     auto u = [&](std::size_t k) { return static_cast<unsigned char>(in[k]); };
-    if (i + 2 < in.size() && u(i) == 0xE2 && u(i + 1) == 0x80 && u(i + 2) >= 0x8B && u(i + 2) <= 0x8D) return 3;
+    if (i + 2 < in.size() && u(i) == 0xE2 && u(i + 1) == 0x80 && u(i + 2) >= 0x8B &&
+        u(i + 2) <= 0x8D)
+      return 3;
     if (i + 2 < in.size() && u(i) == 0xE2 && u(i + 1) == 0x81 && u(i + 2) == 0xA0) return 3;
     if (i + 2 < in.size() && u(i) == 0xEF && u(i + 1) == 0xBB && u(i + 2) == 0xBF) return 3;
     return 0;

@@ -33,7 +33,7 @@
 namespace tgp {
 
 struct SecretHit {
-  std::string detector;   // e.g. "github_token", "private_key (base64)"
+  std::string detector;    // e.g. "github_token", "private_key (base64)"
   std::size_t begin, end;  // byte span in the scanned text
 };
 

@@ -8,19 +8,19 @@ namespace tgp::shell {
 namespace {
 
 const std::set<std::string> kPrivilege = {"sudo", "doas", "su", "pkexec", "run0", "sudoedit"};
-const std::set<std::string> kShells = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish",
-                                       "csh", "tcsh"};
+const std::set<std::string> kShells = {"sh",   "bash", "dash", "zsh", "ksh",
+                                       "mksh", "ash",  "fish", "csh", "tcsh"};
 const std::set<std::string> kInterpreters = {"python", "python2", "python3", "perl", "ruby",
-                                             "node", "nodejs", "php", "lua"};
-const std::set<std::string> kDownloaders = {"curl", "wget", "fetch", "aria2c", "http", "https",
-                                            "lwp-request", "GET"};
+                                             "node",   "nodejs",  "php",     "lua"};
+const std::set<std::string> kDownloaders = {"curl", "wget",  "fetch",       "aria2c",
+                                            "http", "https", "lwp-request", "GET"};
 const std::set<std::string> kFormatters = {"wipefs", "blkdiscard", "mkswap"};
-const std::set<std::string> kSystemDirs = {"/",     "/bin", "/boot", "/dev",  "/etc", "/home",
-                                           "/lib",  "/lib32", "/lib64", "/opt", "/proc", "/root",
-                                           "/run", "/sbin", "/srv", "/sys",  "/usr", "/var"};
-const std::set<std::string> kHarmlessBuiltins = {"cd", "pwd", "echo", "printf", "true", "false",
-                                                 "test", "[", "exit", "export", "unset", "set",
-                                                 "shift", "read", "wait", "local", "return", ":"};
+const std::set<std::string> kSystemDirs = {"/",    "/bin",   "/boot",  "/dev", "/etc",  "/home",
+                                           "/lib", "/lib32", "/lib64", "/opt", "/proc", "/root",
+                                           "/run", "/sbin",  "/srv",   "/sys", "/usr",  "/var"};
+const std::set<std::string> kHarmlessBuiltins = {
+    "cd",     "pwd",   "echo", "printf", "true", "false", "test",  "[",      "exit",
+    "export", "unset", "set",  "shift",  "read", "wait",  "local", "return", ":"};
 
 bool interpreter(const std::string& p) {
   if (kShells.count(p) || kInterpreters.count(p)) return true;
@@ -35,7 +35,8 @@ bool assignment(const Word& w) {
   if (eq == std::string::npos || eq == 0) return false;
   for (std::size_t i = 0; i < eq; ++i) {
     char c = w.text[i];
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+              (i > 0 && c >= '0' && c <= '9');
     if (!ok) return false;
   }
   return true;
@@ -54,12 +55,13 @@ struct Invocation {
 
 // Options of wrapper programs that take a separate value.
 bool takes_value(const std::string& wrapper, const std::string& opt) {
-  static const std::set<std::string> env = {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"};
+  static const std::set<std::string> env = {"-u",      "--unset", "-C",
+                                            "--chdir", "-S",      "--split-string"};
   static const std::set<std::string> nice = {"-n", "--adjustment"};
   static const std::set<std::string> timeout = {"-s", "--signal", "-k", "--kill-after"};
   static const std::set<std::string> ionice = {"-c", "-n", "-p", "--class", "--classdata"};
-  static const std::set<std::string> xargs = {"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a",
-                                              "--max-args", "--max-procs", "--delimiter"};
+  static const std::set<std::string> xargs = {
+      "-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--max-args", "--max-procs", "--delimiter"};
   static const std::set<std::string> sudo = {"-u", "-g", "-U", "-C", "-h", "-p", "-r", "-t", "-D"};
   if (wrapper == "env") return env.count(opt) > 0;
   if (wrapper == "nice") return nice.count(opt) > 0;
@@ -70,11 +72,10 @@ bool takes_value(const std::string& wrapper, const std::string& opt) {
   return false;
 }
 
-const std::set<std::string> kWrappers = {"env",    "command", "builtin", "exec",  "nohup",
-                                         "time",   "nice",    "ionice",  "setsid", "stdbuf",
-                                         "timeout", "xargs",  "unbuffer", "chrt", "taskset",
-                                         "busybox", "sudo",   "doas",    "pkexec", "run0",
-                                         "strace", "ltrace",  "watch",   "flock", "caffeinate"};
+const std::set<std::string> kWrappers = {
+    "env",    "command", "builtin", "exec",     "nohup", "time",    "nice",      "ionice", "setsid",
+    "stdbuf", "timeout", "xargs",   "unbuffer", "chrt",  "taskset", "busybox",   "sudo",   "doas",
+    "pkexec", "run0",    "strace",  "ltrace",   "watch", "flock",   "caffeinate"};
 
 Invocation unwrap(const Command& c) {
   Invocation inv;
@@ -121,10 +122,11 @@ Invocation unwrap(const Command& c) {
 }
 
 bool block_device(const std::string& p) {
-  static const char* prefixes[] = {"/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme",
-                                   "/dev/mmcblk", "/dev/disk/", "/dev/mapper/", "/dev/dm-",
-                                   "/dev/md", "/dev/loop", "/dev/sr", "/dev/mtd", "/dev/zram",
-                                   "/dev/fd0", "/dev/block/", "/dev/mem", "/dev/kmem", "/dev/port"};
+  static const char* prefixes[] = {"/dev/sd",   "/dev/hd",     "/dev/vd",    "/dev/xvd",
+                                   "/dev/nvme", "/dev/mmcblk", "/dev/disk/", "/dev/mapper/",
+                                   "/dev/dm-",  "/dev/md",     "/dev/loop",  "/dev/sr",
+                                   "/dev/mtd",  "/dev/zram",   "/dev/fd0",   "/dev/block/",
+                                   "/dev/mem",  "/dev/kmem",   "/dev/port"};
   std::string n = p;
   while (n.find("//") != std::string::npos) n.erase(n.find("//"), 1);
   for (const char* pre : prefixes)
@@ -138,7 +140,8 @@ bool dangerous_rm_target(const Word& w) {
   std::string t = w.text;
   while (t.find("//") != std::string::npos) t.erase(t.find("//"), 1);
   while (true) {
-    if (t.size() >= 2 && (t.compare(t.size() - 2, 2, "/*") == 0 || t.compare(t.size() - 2, 2, "/.") == 0)) {
+    if (t.size() >= 2 &&
+        (t.compare(t.size() - 2, 2, "/*") == 0 || t.compare(t.size() - 2, 2, "/.") == 0)) {
       t.resize(t.size() - 2);
       continue;
     }
@@ -156,10 +159,11 @@ bool dangerous_rm_target(const Word& w) {
   // A bare variable ("$DIR", "${DIR}"): if it is empty, rm sees "/".
   if (w.dynamic && t.size() > 1 && t[0] == '$') {
     std::string name = t.substr(1);
-    if (name.size() > 2 && name.front() == '{' && name.back() == '}') name = name.substr(1, name.size() - 2);
-    if (!name.empty() && name.find_first_not_of(
-                             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
-                             std::string::npos)
+    if (name.size() > 2 && name.front() == '{' && name.back() == '}')
+      name = name.substr(1, name.size() - 2);
+    if (!name.empty() &&
+        name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
+            std::string::npos)
       return true;
   }
   return false;
@@ -197,7 +201,8 @@ bool code_option(const std::string& program, const std::string& opt) {
   if (kShells.count(program))
     return opt.rfind("--", 0) != 0 && opt[0] == '-' && opt.find('c') != std::string::npos;
   if (program.rfind("python", 0) == 0) return opt == "-c" || opt == "-m";
-  if (program.rfind("perl", 0) == 0 || program.rfind("ruby", 0) == 0) return opt == "-e" || opt == "-E";
+  if (program.rfind("perl", 0) == 0 || program.rfind("ruby", 0) == 0)
+    return opt == "-e" || opt == "-E";
   if (program == "node" || program == "nodejs")
     return opt == "-e" || opt == "-p" || opt == "--eval" || opt == "--print";
   if (program.rfind("php", 0) == 0) return opt == "-r";
@@ -268,7 +273,8 @@ std::string basename_of(const std::string& word) {
 }
 
 std::string analyze(const Script& script, const Rules& rules, std::size_t depth) {
-  if (depth > rules.max_depth) return "nests sh -c / eval more than " + std::to_string(rules.max_depth) + " levels deep";
+  if (depth > rules.max_depth)
+    return "nests sh -c / eval more than " + std::to_string(rules.max_depth) + " levels deep";
   const NameGlobs deny(rules.deny_programs), allow(rules.allow_programs);
   const bool allow_mode = !rules.allow_programs.empty();
 
@@ -290,8 +296,9 @@ std::string analyze(const Script& script, const Rules& rules, std::size_t depth)
     if (inv.dynamic && (rules.dynamic_programs || allow_mode))
       return "runs a program whose name comes from an expansion (\"" + inv.program + "\")";
     for (const auto& p : inv.chain) {
-      if (rules.privilege && kPrivilege.count(p)) return "runs a command as another user (" + p + ")";
-      if (!rules.deny_programs.empty() && deny.matches(p) ) return "runs the denied program " + p;
+      if (rules.privilege && kPrivilege.count(p))
+        return "runs a command as another user (" + p + ")";
+      if (!rules.deny_programs.empty() && deny.matches(p)) return "runs the denied program " + p;
       if (allow_mode && !allow.matches(p) && !kHarmlessBuiltins.count(p))
         return "runs " + p + ", which is not in the allowed programs";
     }
@@ -333,7 +340,8 @@ std::string analyze(const Script& script, const Rules& rules, std::size_t depth)
       for (const auto& r : c.redirects)
         if (word_downloads(script, r.target, 64)) return "runs downloaded code with " + inv.program;
     }
-    if (rules.pipe_to_shell && (inv.program == "eval" || inv.program == "source" || inv.program == ".")) {
+    if (rules.pipe_to_shell &&
+        (inv.program == "eval" || inv.program == "source" || inv.program == ".")) {
       for (const Word* w : inv.args)
         if (word_downloads(script, *w, 64)) return "runs downloaded code with " + inv.program;
     }

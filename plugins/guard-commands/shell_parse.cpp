@@ -59,7 +59,8 @@ class Parser {
 
   // Parses commands until `term` (')' or '}'; 0 = end of input).
   void list(char term, const Ctx& ctx) {
-    if (ctx.depth > limits_.max_depth) throw SyntaxError("nests more than " + std::to_string(limits_.max_depth) + " levels deep");
+    if (ctx.depth > limits_.max_depth)
+      throw SyntaxError("nests more than " + std::to_string(limits_.max_depth) + " levels deep");
     Pending cur = fresh(ctx);
     while (true) {
       while (i_ < s_.size() && blank(s_[i_])) ++i_;
@@ -75,7 +76,7 @@ class Parser {
         return;
       }
       if (c == ')') throw SyntaxError("unexpected \")\"");
-      if (c == '#' ) {
+      if (c == '#') {
         while (i_ < s_.size() && s_[i_] != '\n') ++i_;
         continue;
       }
@@ -126,7 +127,8 @@ class Parser {
         list(')', inner(ctx, cur));
         continue;
       }
-      if (c == '{' && cur.words.empty() && (i_ + 1 >= s_.size() || blank(s_[i_ + 1]) || s_[i_ + 1] == '\n')) {
+      if (c == '{' && cur.words.empty() &&
+          (i_ + 1 >= s_.size() || blank(s_[i_ + 1]) || s_[i_ + 1] == '\n')) {
         ++i_;
         list('}', inner(ctx, cur));
         continue;
@@ -195,9 +197,12 @@ class Parser {
     while (j < s_.size() && blank(s_[j])) ++j;
     if (j >= s_.size() || s_[j] != ')') return false;
     std::string name;
-    if (cur.words.size() == 1) name = cur.words[0].text;
-    else if (cur.words.size() == 2 && cur.words[0].text == "function") name = cur.words[1].text;
-    else throw SyntaxError("unexpected \"(\"");
+    if (cur.words.size() == 1)
+      name = cur.words[0].text;
+    else if (cur.words.size() == 2 && cur.words[0].text == "function")
+      name = cur.words[1].text;
+    else
+      throw SyntaxError("unexpected \"(\"");
     i_ = j + 1;
     while (i_ < s_.size() && (blank(s_[i_]) || s_[i_] == '\n')) ++i_;
     Ctx body;
@@ -222,7 +227,8 @@ class Parser {
   void skip_balanced(char open, char close) {
     int level = 0;
     for (; i_ < s_.size(); ++i_) {
-      if (s_[i_] == open) ++level;
+      if (s_[i_] == open)
+        ++level;
       else if (s_[i_] == close && --level == 0) {
         ++i_;
         return;
@@ -240,7 +246,8 @@ class Parser {
     } else if (j < s_.size() && (s_[j] == '<' || s_[j] == '>')) {
       // Process substitution <( ) / >( ) is a word, not a redirection.
       if (j == i_ && j + 1 < s_.size() && s_[j + 1] == '(') return false;
-      static const char* ops[] = {"<<<", "<<-", "&>>", ">>", "<<", "<&", ">&", "<>", ">|", "<", ">"};
+      static const char* ops[] = {"<<<", "<<-", "&>>", ">>", "<<", "<&",
+                                  ">&",  "<>",  ">|",  "<",  ">"};
       for (const char* o : ops)
         if (s_.substr(j, std::string_view(o).size()) == o) {
           op = o;
@@ -251,8 +258,8 @@ class Parser {
     }
     i_ = j + op.size();
     while (i_ < s_.size() && blank(s_[i_])) ++i_;
-    if (i_ >= s_.size() || (meta(s_[i_]) && !(s_[i_] == '<' && peek(1) == '(') &&
-                            !(s_[i_] == '>' && peek(1) == '(')))
+    if (i_ >= s_.size() ||
+        (meta(s_[i_]) && !(s_[i_] == '<' && peek(1) == '(') && !(s_[i_] == '>' && peek(1) == '(')))
       throw SyntaxError("a redirection \"" + op + "\" has no target");
     cur.redirects.push_back({op, word(ctx)});
     return true;
@@ -281,7 +288,8 @@ class Parser {
         ++i_;
         break;
       }
-      if (c == '\\' && i_ + 1 < s_.size() && (s_[i_ + 1] == '`' || s_[i_ + 1] == '\\' || s_[i_ + 1] == '$')) {
+      if (c == '\\' && i_ + 1 < s_.size() &&
+          (s_[i_ + 1] == '`' || s_[i_ + 1] == '\\' || s_[i_ + 1] == '$')) {
         inner += s_[i_ + 1];
         i_ += 2;
         continue;
@@ -289,7 +297,8 @@ class Parser {
       inner += c;
       ++i_;
     }
-    if (ctx.depth + 1 > limits_.max_depth) throw SyntaxError("nests more than " + std::to_string(limits_.max_depth) + " levels deep");
+    if (ctx.depth + 1 > limits_.max_depth)
+      throw SyntaxError("nests more than " + std::to_string(limits_.max_depth) + " levels deep");
     owned_.push_back(std::make_unique<std::string>(std::move(inner)));
     Parser sub(*owned_.back(), out_, next_pipeline_, limits_);
     Ctx c;
@@ -315,19 +324,39 @@ class Parser {
       }
       char e = s_[i_++];
       switch (e) {
-        case 'n': w.text += '\n'; break;
-        case 't': w.text += '\t'; break;
-        case 'r': w.text += '\r'; break;
-        case 'a': w.text += '\a'; break;
-        case 'b': w.text += '\b'; break;
-        case 'e': case 'E': w.text += '\x1b'; break;
-        case 'f': w.text += '\f'; break;
-        case 'v': w.text += '\v'; break;
-        case 'x': case 'u': case 'U': {
+        case 'n':
+          w.text += '\n';
+          break;
+        case 't':
+          w.text += '\t';
+          break;
+        case 'r':
+          w.text += '\r';
+          break;
+        case 'a':
+          w.text += '\a';
+          break;
+        case 'b':
+          w.text += '\b';
+          break;
+        case 'e':
+        case 'E':
+          w.text += '\x1b';
+          break;
+        case 'f':
+          w.text += '\f';
+          break;
+        case 'v':
+          w.text += '\v';
+          break;
+        case 'x':
+        case 'u':
+        case 'U': {
           std::size_t max = e == 'x' ? 2 : e == 'u' ? 4 : 8;
           unsigned long v = 0;
           std::size_t n = 0;
-          while (n < max && i_ < s_.size() && hexval(s_[i_]) >= 0) v = v * 16 + hexval(s_[i_++]), ++n;
+          while (n < max && i_ < s_.size() && hexval(s_[i_]) >= 0)
+            v = v * 16 + hexval(s_[i_++]), ++n;
           if (n == 0) {
             w.text += '\\';
             w.text += e;
@@ -338,7 +367,14 @@ class Parser {
           }
           break;
         }
-        case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+        case '0':
+        case '1':
+        case '2':
+        case '3':
+        case '4':
+        case '5':
+        case '6':
+        case '7': {
           unsigned v = static_cast<unsigned>(e - '0');
           for (int n = 0; n < 2 && i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '7'; ++n)
             v = v * 8 + static_cast<unsigned>(s_[i_++] - '0');
@@ -348,7 +384,9 @@ class Parser {
         case 'c':
           if (i_ < s_.size()) w.text += static_cast<char>(s_[i_++] & 0x1f);
           break;
-        default: w.text += e; break;  // \\ \' \" \?
+        default:
+          w.text += e;
+          break;  // \\ \' \" \?
       }
     }
   }
@@ -370,7 +408,8 @@ class Parser {
       w.dynamic = true;
       return;
     }
-    if (name_char(n) || n == '@' || n == '*' || n == '#' || n == '?' || n == '-' || n == '$' || n == '!') {
+    if (name_char(n) || n == '@' || n == '*' || n == '#' || n == '?' || n == '-' || n == '$' ||
+        n == '!') {
       std::size_t start = i_++;
       if (name_char(n) && !(n >= '0' && n <= '9'))
         while (i_ < s_.size() && name_char(s_[i_])) ++i_;

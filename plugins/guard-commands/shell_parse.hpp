@@ -23,8 +23,8 @@
 namespace tgp::shell {
 
 struct Word {
-  std::string text;        // after quote removal; expansions kept as written
-  bool dynamic = false;    // holds $var, ${...}, $(...), `...` or $((...))
+  std::string text;                        // after quote removal; expansions kept as written
+  bool dynamic = false;                    // holds $var, ${...}, $(...), `...` or $((...))
   std::vector<std::size_t> substitutions;  // indices of commands run by $(...) etc. in it
 };
 

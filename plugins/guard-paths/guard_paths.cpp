@@ -24,19 +24,31 @@ namespace tgp::paths {
 namespace {
 
 const std::vector<std::string> kDefaultPointers = {
-    "/path",      "/file_path", "/filepath",  "/filename", "/paths/*",
-    "/files/*",   "/directory", "/dir",       "/cwd",      "/source",
-    "/destination", "/target",  "/old_path",  "/new_path"};
+    "/path", "/file_path", "/filepath", "/filename",    "/paths/*", "/files/*",  "/directory",
+    "/dir",  "/cwd",       "/source",   "/destination", "/target",  "/old_path", "/new_path"};
 
 // Credentials and system trees: denied unless "builtin_deny" is false.
-const std::vector<std::string> kBuiltinDeny = {
-    "**/.ssh/**",         "**/.gnupg/**",        "**/.aws/**",
-    "**/.azure/**",       "**/.config/gcloud/**", "**/.kube/**",
-    "**/.docker/config.json", "**/.env",         "**/.env.*",
-    "**/.netrc",          "**/.git-credentials", "**/.npmrc",
-    "**/.pypirc",         "**/id_rsa*",          "**/id_ecdsa*",
-    "**/id_ed25519*",     "/etc/**",             "/proc/**",
-    "/sys/**",            "/dev/**",             "/boot/**"};
+const std::vector<std::string> kBuiltinDeny = {"**/.ssh/**",
+                                               "**/.gnupg/**",
+                                               "**/.aws/**",
+                                               "**/.azure/**",
+                                               "**/.config/gcloud/**",
+                                               "**/.kube/**",
+                                               "**/.docker/config.json",
+                                               "**/.env",
+                                               "**/.env.*",
+                                               "**/.netrc",
+                                               "**/.git-credentials",
+                                               "**/.npmrc",
+                                               "**/.pypirc",
+                                               "**/id_rsa*",
+                                               "**/id_ecdsa*",
+                                               "**/id_ed25519*",
+                                               "/etc/**",
+                                               "/proc/**",
+                                               "/sys/**",
+                                               "/dev/**",
+                                               "/boot/**"};
 
 struct ArgumentSpec {
   NameGlobs tools;
@@ -70,8 +82,8 @@ class GuardPaths {
       throw ConfigError("/home", "must be an absolute path");
 
     read_roots_ = roots(c, "read_roots", c.strings("read_roots"));
-    write_roots_ = c.has("write_roots") ? roots(c, "write_roots", c.strings("write_roots"))
-                                        : read_roots_;
+    write_roots_ =
+        c.has("write_roots") ? roots(c, "write_roots", c.strings("write_roots")) : read_roots_;
 
     std::vector<std::string> deny;
     if (c.boolean("builtin_deny", true)) deny = kBuiltinDeny;
@@ -98,7 +110,8 @@ class GuardPaths {
     write_tools_ = NameGlobs(c.strings("write_tools", std::vector<std::string>{}));
     if (c.has("write_tools") && write_tools_.empty())
       throw ConfigError("/write_tools", "list at least one tool glob, or leave the key out");
-    unannotated_write_ = c.choice("unannotated", std::string("write"), {"write", "read"}) == "write";
+    unannotated_write_ =
+        c.choice("unannotated", std::string("write"), {"write", "read"}) == "write";
 
     init.guard("paths", [this](const sdk::Call& call) { return check(call); });
   }

@@ -26,8 +26,9 @@ class GuardSecrets {
     if (has_tools_ && tools_.empty())
       throw ConfigError("/tools", "list at least one tool glob, or leave the key out");
     if (!open_world_ && !has_tools_)
-      throw ConfigError("/open_world", "with open_world false and no \"tools\", the guard would "
-                                       "check nothing; add \"tools\" globs");
+      throw ConfigError("/open_world",
+                        "with open_world false and no \"tools\", the guard would "
+                        "check nothing; add \"tools\" globs");
     init.guard("secrets", [this](const sdk::Call& call) { return check(call); });
   }
 

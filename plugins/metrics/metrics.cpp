@@ -35,9 +35,8 @@ namespace fs = std::filesystem;
 namespace tgp::metrics {
 namespace {
 
-const std::vector<double> kDefaultBuckets = {0.00001, 0.00005, 0.0001, 0.0005, 0.001, 0.005, 0.01,
-                                             0.05,    0.1,     0.5,    1,      5,     10,    30,
-                                             60};
+const std::vector<double> kDefaultBuckets = {
+    0.00001, 0.00005, 0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60};
 
 struct ToolSeries {
   ToolSeries(const Buckets& b) : outcomes(64), duration(b) {}
@@ -48,7 +47,8 @@ struct ToolSeries {
 
 std::uint64_t elapsed_ns(std::chrono::steady_clock::time_point since) {
   return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - since).count());
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - since)
+          .count());
 }
 
 class Metrics {
@@ -64,7 +64,9 @@ class Metrics {
     c.only({"path", "interval_ms", "buckets", "max_tools"});
     path_ = c.string("path");
     if (path_.empty() || path_.filename().empty())
-      throw ConfigError("/path", "must name the output file, e.g. \"/var/lib/node_exporter/textfile/toolgate.prom\"");
+      throw ConfigError(
+          "/path",
+          "must name the output file, e.g. \"/var/lib/node_exporter/textfile/toolgate.prom\"");
     interval_ = std::chrono::milliseconds(c.integer("interval_ms", 15000, 100, 24LL * 3600 * 1000));
     {
       std::error_code ec;
@@ -78,22 +80,22 @@ class Metrics {
     } catch (const std::exception& e) {
       throw ConfigError("/path", std::string(e.what()) + "; choose a path this process can write");
     }
-    init.execute_wrapper("timer", [this](const sdk::Call& call, const sdk::Signal& signal,
-                                         const sdk::Next& next) {
-      ToolSeries& t = tools_.get(call.tool(), buckets_);
-      in_flight_.fetch_add(1, std::memory_order_relaxed);
-      struct Done {
-        Metrics* m;
-        ToolSeries& t;
-        std::chrono::steady_clock::time_point start;
-        ~Done() {
-          t.duration.observe(elapsed_ns(start));
-          t.executed.add();
-          m->in_flight_.fetch_sub(1, std::memory_order_relaxed);
-        }
-      } done{this, t, std::chrono::steady_clock::now()};
-      return next(signal);
-    });
+    init.execute_wrapper(
+        "timer", [this](const sdk::Call& call, const sdk::Signal& signal, const sdk::Next& next) {
+          ToolSeries& t = tools_.get(call.tool(), buckets_);
+          in_flight_.fetch_add(1, std::memory_order_relaxed);
+          struct Done {
+            Metrics* m;
+            ToolSeries& t;
+            std::chrono::steady_clock::time_point start;
+            ~Done() {
+              t.duration.observe(elapsed_ns(start));
+              t.executed.add();
+              m->in_flight_.fetch_sub(1, std::memory_order_relaxed);
+            }
+          } done{this, t, std::chrono::steady_clock::now()};
+          return next(signal);
+        });
     init.result_observer("count", [this](const sdk::Call& call) { observe(call); });
     writer_ = std::thread([this] { loop(); });
   }
@@ -124,9 +126,11 @@ class Metrics {
       const std::string where = "/buckets/" + std::to_string(i);
       if (!a[i].is_number()) throw ConfigError(where, "must be a number of seconds");
       const double d = a[i].to_number<double>();
-      if (!(d > 0) || d > 1e6) throw ConfigError(where, "must be a number of seconds above 0 and at most 1000000");
+      if (!(d > 0) || d > 1e6)
+        throw ConfigError(where, "must be a number of seconds above 0 and at most 1000000");
       if (!s.empty() && d <= s.back())
-        throw ConfigError(where, "must be larger than the bound before it (list them smallest first)");
+        throw ConfigError(where,
+                          "must be larger than the bound before it (list them smallest first)");
       s.push_back(d);
     }
     return Buckets(std::move(s));
@@ -137,7 +141,8 @@ class Metrics {
 
   void observe(const sdk::Call& call) {
     tg_str text{};
-    if (api_->result_json(call.handle(), &text) != TG_OK) throw std::runtime_error("no outcome record");
+    if (api_->result_json(call.handle(), &text) != TG_OK)
+      throw std::runtime_error("no outcome record");
     unsigned char buffer[16384];
     boost::json::monotonic_resource mr(buffer, sizeof buffer);
     const json::value outcome = json::parse(sdk::from_tg(text), &mr);
@@ -164,7 +169,8 @@ class Metrics {
         const auto* ns = e->if_contains("ns");
         if (!stage || !stage->is_string()) continue;
         if (ns && ns->is_int64() && ns->get_int64() >= 0)
-          stages_.get(stage->get_string(), buckets_).observe(static_cast<std::uint64_t>(ns->get_int64()));
+          stages_.get(stage->get_string(), buckets_)
+              .observe(static_cast<std::uint64_t>(ns->get_int64()));
         if (stage->get_string() != "guard") continue;
         const auto* verdict = e->if_contains("verdict");
         const auto* source = e->if_contains("source");
@@ -181,7 +187,8 @@ class Metrics {
     std::string out;
     out.reserve(4096);
     header(out, "toolgate_calls_total", "counter",
-           "Tool calls by tool and outcome (\"ok\" or the error code), counted when the call's outcome is final.");
+           "Tool calls by tool and outcome (\"ok\" or the error code), counted when the call's "
+           "outcome is final.");
     tools_.each([&](const std::string& tool, const ToolSeries& t) {
       const std::string tl = "tool=\"" + escape_label(tool) + "\",";
       t.outcomes.each([&](const std::string& outcome, const Counter& c) {
@@ -190,19 +197,24 @@ class Metrics {
       });
     });
     header(out, "toolgate_tool_duration_seconds", "histogram",
-           "Time in the execute stage inside the metrics wrapper (inner wrappers, retries, the tool body), by tool.");
+           "Time in the execute stage inside the metrics wrapper (inner wrappers, retries, the "
+           "tool body), by tool.");
     tools_.each([&](const std::string& tool, const ToolSeries& t) {
       if (t.executed.get() == 0) return;  // never reached the wrapper (denied)
-      t.duration.render(out, "toolgate_tool_duration_seconds", "tool=\"" + escape_label(tool) + "\",");
+      t.duration.render(out, "toolgate_tool_duration_seconds",
+                        "tool=\"" + escape_label(tool) + "\",");
     });
     header(out, "toolgate_stage_duration_seconds", "histogram",
-           "Latency of each pipeline step (one observation per trail entry: a hook, the tool body, normalization...), by stage.");
+           "Latency of each pipeline step (one observation per trail entry: a hook, the tool body, "
+           "normalization...), by stage.");
     stages_.each([&](const std::string& stage, const Histogram& h) {
       h.render(out, "toolgate_stage_duration_seconds", "stage=\"" + escape_label(stage) + "\",");
     });
-    header(out, "toolgate_guard_denials_total", "counter", "Calls denied, by guard (every denying guard counts).");
+    header(out, "toolgate_guard_denials_total", "counter",
+           "Calls denied, by guard (every denying guard counts).");
     denials_.each([&](const std::string& guard, const Counter& c) {
-      sample(out, "toolgate_guard_denials_total", "guard=\"" + escape_label(guard) + "\"", std::to_string(c.get()));
+      sample(out, "toolgate_guard_denials_total", "guard=\"" + escape_label(guard) + "\"",
+             std::to_string(c.get()));
     });
     header(out, "toolgate_guard_shadow_denials_total", "counter",
            "Calls a guard in shadow mode would have denied, by guard.");
@@ -211,7 +223,8 @@ class Metrics {
              std::to_string(c.get()));
     });
     header(out, "toolgate_calls_in_flight", "gauge", "Calls inside the metrics wrapper right now.");
-    sample(out, "toolgate_calls_in_flight", "", std::to_string(in_flight_.load(std::memory_order_relaxed)));
+    sample(out, "toolgate_calls_in_flight", "",
+           std::to_string(in_flight_.load(std::memory_order_relaxed)));
     return out;
   }
 

@@ -17,7 +17,8 @@ Histogram::Histogram(const Buckets& b)
 }
 
 void Histogram::observe(std::uint64_t ns) {
-  const auto i = static_cast<std::size_t>(std::lower_bound(b_.ns.begin(), b_.ns.end(), ns) - b_.ns.begin());
+  const auto i =
+      static_cast<std::size_t>(std::lower_bound(b_.ns.begin(), b_.ns.end(), ns) - b_.ns.begin());
   counts_[i].fetch_add(1, std::memory_order_relaxed);
   sum_ns_.fetch_add(ns, std::memory_order_relaxed);
   count_.fetch_add(1, std::memory_order_relaxed);
@@ -50,7 +51,8 @@ void Histogram::render(std::string& out, std::string_view name, std::string_view
   }
   std::string plain(labels);
   if (!plain.empty()) plain.pop_back();  // trailing comma
-  sample(out, std::string(name) + "_sum", plain, seconds_text(sum_ns_.load(std::memory_order_relaxed)));
+  sample(out, std::string(name) + "_sum", plain,
+         seconds_text(sum_ns_.load(std::memory_order_relaxed)));
   sample(out, std::string(name) + "_count", plain, std::to_string(cumulative));
 }
 
@@ -70,7 +72,8 @@ std::string escape_label(std::string_view v) {
   return out;
 }
 
-void sample(std::string& out, std::string_view name, std::string_view labels, std::string_view value) {
+void sample(std::string& out, std::string_view name, std::string_view labels,
+            std::string_view value) {
   out += name;
   if (!labels.empty()) {
     out += '{';

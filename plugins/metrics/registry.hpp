@@ -88,7 +88,8 @@ class Family {
 // Prometheus label value escaping (\\, \", \n).
 std::string escape_label(std::string_view v);
 // "name{labels} value\n"
-void sample(std::string& out, std::string_view name, std::string_view labels, std::string_view value);
+void sample(std::string& out, std::string_view name, std::string_view labels,
+            std::string_view value);
 void header(std::string& out, std::string_view name, std::string_view type, std::string_view help);
 
 }  // namespace tgp::metrics

@@ -8,7 +8,9 @@
 namespace tgp::policy {
 
 namespace {
-std::string_view view(tg_str s) { return s.data ? std::string_view(s.data, s.size) : std::string_view(); }
+std::string_view view(tg_str s) {
+  return s.data ? std::string_view(s.data, s.size) : std::string_view();
+}
 }  // namespace
 
 Condition::Condition(const json::value& config, const std::string& path) {
@@ -21,9 +23,10 @@ Condition::Condition(const json::value& config, const std::string& path) {
   int ops = 0;
   for (auto k : {"equals", "one_of", "glob", "regex", "prefix", "exists"}) ops += c.has(k) ? 1 : 0;
   if (ops != 1)
-    throw ConfigError(path, "a condition needs exactly one of \"equals\", \"one_of\", \"glob\", "
-                            "\"regex\", \"prefix\", \"exists\" (it has " +
-                                std::to_string(ops) + ")");
+    throw ConfigError(path,
+                      "a condition needs exactly one of \"equals\", \"one_of\", \"glob\", "
+                      "\"regex\", \"prefix\", \"exists\" (it has " +
+                          std::to_string(ops) + ")");
   if (const auto* v = c.get("equals")) {
     op_ = Op::equals;
     values_.push_back(*v);
@@ -46,7 +49,8 @@ Condition::Condition(const json::value& config, const std::string& path) {
     o.set_log_errors(false);
     auto re = std::make_shared<const RE2>(pattern, o);
     if (!re->ok())
-      throw ConfigError(c.path("regex"), "is not a valid RE2 regular expression (" + re->error() + ")");
+      throw ConfigError(c.path("regex"),
+                        "is not a valid RE2 regular expression (" + re->error() + ")");
     regex_ = std::move(re);
   } else {
     op_ = Op::exists;
@@ -56,13 +60,16 @@ Condition::Condition(const json::value& config, const std::string& path) {
 
 bool Condition::equal_to(LazyArgs& args, const tg_json_value& a, const json::value& e) const {
   switch (a.type) {
-    case TG_JSON_NULL: return e.is_null();
-    case TG_JSON_BOOL: return e.is_bool() && e.get_bool() == (a.boolean != 0);
+    case TG_JSON_NULL:
+      return e.is_null();
+    case TG_JSON_BOOL:
+      return e.is_bool() && e.get_bool() == (a.boolean != 0);
     case TG_JSON_INT:
     case TG_JSON_DOUBLE:
       // 1 and 1.0 are the same number to a policy author.
       return e.is_number() && e.to_number<double>() == a.number;
-    case TG_JSON_STRING: return e.is_string() && e.get_string() == view(a.string);
+    case TG_JSON_STRING:
+      return e.is_string() && e.get_string() == view(a.string);
     default: {
       // Arrays and objects: compare the parsed subtree.
       if (!(e.is_array() || e.is_object())) return false;
@@ -102,7 +109,8 @@ bool Condition::holds(LazyArgs& args) const {
           result = RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *regex_);
         }
         break;
-      case Op::exists: break;
+      case Op::exists:
+        break;
     }
   }
   return negate_ ? !result : result;

@@ -30,10 +30,14 @@ Verdict parse_verdict(const ConfigObject& c, const char* key, const char* def) {
 
 sdk::PreVerdict to_sdk(Verdict v, const std::string& reason) {
   switch (v) {
-    case Verdict::allow: return sdk::PreVerdict::allow();
-    case Verdict::ask: return sdk::PreVerdict::ask(reason);
-    case Verdict::deny: return sdk::PreVerdict::deny(reason);
-    case Verdict::keep: break;
+    case Verdict::allow:
+      return sdk::PreVerdict::allow();
+    case Verdict::ask:
+      return sdk::PreVerdict::ask(reason);
+    case Verdict::deny:
+      return sdk::PreVerdict::deny(reason);
+    case Verdict::keep:
+      break;
   }
   return sdk::PreVerdict::keep();
 }
@@ -77,8 +81,9 @@ Rule parse_rule(const json::value& v, const std::string& path) {
     r.rewrite.remove.push_back(remove[i]);
   }
   if (r.verdict == Verdict::keep && r.rewrite.empty() && c.has("reason"))
-    throw ConfigError(c.path("reason"), "a \"keep\" rule without rewrites has no use for a "
-                                        "reason; set \"verdict\" to \"ask\" or \"deny\"");
+    throw ConfigError(c.path("reason"),
+                      "a \"keep\" rule without rewrites has no use for a "
+                      "reason; set \"verdict\" to \"ask\" or \"deny\"");
   return r;
 }
 
@@ -95,8 +100,9 @@ class Policy {
     default_ = parse_verdict(c, "default", "keep");
     default_reason_ = c.string("default_reason", "");
     if ((default_ == Verdict::ask || default_ == Verdict::deny) && default_reason_.empty())
-      throw ConfigError("/default_reason", "a default of \"ask\" or \"deny\" needs a reason; add "
-                                           "\"default_reason\": \"...\"");
+      throw ConfigError("/default_reason",
+                        "a default of \"ask\" or \"deny\" needs a reason; add "
+                        "\"default_reason\": \"...\"");
     init.pre_execute("rules", [this](const sdk::Call& call) { return decide(call); });
   }
 

@@ -12,7 +12,7 @@ namespace tgp::policy {
 
 struct Rewrite {
   std::vector<std::pair<std::string, json::value>> set;  // applied first, in order
-  std::vector<std::string> remove;                        // then these
+  std::vector<std::string> remove;                       // then these
   bool empty() const { return set.empty() && remove.empty(); }
   // Applies to `args`.  Throws std::runtime_error when a pointer cannot be
   // followed (a parent is a scalar): the hook then fails and the call ends as

@@ -29,20 +29,22 @@ class RateLimit {
   explicit RateLimit(sdk::Init& init) {
     ConfigObject c(init.config(), "");
     c.only({"limits", "max_sessions"});
-    const auto max_sessions = static_cast<std::size_t>(c.integer("max_sessions", 10000, 1, 10000000));
+    const auto max_sessions =
+        static_cast<std::size_t>(c.integer("max_sessions", 10000, 1, 10000000));
     const auto& limits = c.array("limits");
     if (limits.empty()) throw ConfigError("/limits", "list at least one limit");
     for (std::size_t i = 0; i < limits.size(); ++i) {
       ConfigObject l = ConfigObject::of(limits[i], "/limits/" + std::to_string(i));
       l.only({"name", "tools", "per", "count", "seconds", "burst"});
       std::string name = l.string("name", "limit " + std::to_string(i));
-      bool per_session = l.choice("per", std::string("session"), {"session", "global"}) == "session";
+      bool per_session =
+          l.choice("per", std::string("session"), {"session", "global"}) == "session";
       double count = l.number("count", std::nullopt, 1e-9, 1e9);
       double seconds = l.number("seconds", std::nullopt, 1e-6, 1e9);
       double burst = l.number("burst", std::max(1.0, count), 1.0, 1e9);
-      limits_.push_back(std::make_unique<Limit>(std::move(name),
-                                                NameGlobs(l.strings("tools", std::vector<std::string>{})),
-                                                per_session, count, seconds, burst, max_sessions));
+      limits_.push_back(std::make_unique<Limit>(
+          std::move(name), NameGlobs(l.strings("tools", std::vector<std::string>{})), per_session,
+          count, seconds, burst, max_sessions));
     }
     init.guard("rate", [this](const sdk::Call& call) { return check(call); });
   }
@@ -60,7 +62,9 @@ class RateLimit {
     const auto now = Clock::now();
     json::array limits;
     for (auto& l : limits_) limits.push_back(l->export_state(now));
-    return json::object{{"format", "toolgate.rate-limit"}, {"version", kStateVersion}, {"limits", std::move(limits)}};
+    return json::object{{"format", "toolgate.rate-limit"},
+                        {"version", kStateVersion},
+                        {"limits", std::move(limits)}};
   }
 
   void import_state(const json::value& state) {
@@ -68,14 +72,16 @@ class RateLimit {
     const json::value* format = o ? o->if_contains("format") : nullptr;
     const json::value* version = o ? o->if_contains("version") : nullptr;
     if (!format || !format->is_string() || format->get_string() != "toolgate.rate-limit")
-      throw std::runtime_error("rate-limit: the handed-over state is not a toolgate.rate-limit state");
+      throw std::runtime_error(
+          "rate-limit: the handed-over state is not a toolgate.rate-limit state");
     if (!version || !version->is_int64() || version->get_int64() != kStateVersion)
       throw std::runtime_error("rate-limit: state version " +
                                (version ? json::serialize(*version) : std::string("(none)")) +
                                " is not supported (this version reads version " +
                                std::to_string(kStateVersion) + ")");
     const auto* limits = o->if_contains("limits");
-    if (!limits || !limits->is_array()) throw std::runtime_error("rate-limit state: no \"limits\" array");
+    if (!limits || !limits->is_array())
+      throw std::runtime_error("rate-limit state: no \"limits\" array");
     const auto now = Clock::now();
     std::map<std::string, std::size_t> seen;  // occurrences of each name so far
     for (const auto& v : limits->get_array()) {

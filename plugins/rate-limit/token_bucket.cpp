@@ -31,9 +31,9 @@ void Limit::evict(Clock::time_point now) {
     it = it->second.tokens >= burst_ ? sessions_.erase(it) : std::next(it);
   }
   while (sessions_.size() >= max_sessions_) {
-    auto oldest = std::min_element(sessions_.begin(), sessions_.end(), [](const auto& a, const auto& b) {
-      return a.second.used < b.second.used;
-    });
+    auto oldest = std::min_element(
+        sessions_.begin(), sessions_.end(),
+        [](const auto& a, const auto& b) { return a.second.used < b.second.used; });
     sessions_.erase(oldest);
   }
 }
@@ -80,7 +80,8 @@ boost::json::object Limit::export_state(Clock::time_point now) {
     refill(b, now);
     if (b.tokens >= burst_) continue;  // a full bucket carries no information
     const auto idle = std::chrono::duration_cast<std::chrono::milliseconds>(now - b.used).count();
-    sessions.push_back(boost::json::array{boost::json::string(id), b.tokens, std::max<std::int64_t>(0, idle)});
+    sessions.push_back(
+        boost::json::array{boost::json::string(id), b.tokens, std::max<std::int64_t>(0, idle)});
   }
   out["sessions"] = std::move(sessions);
   return out;
@@ -88,9 +89,11 @@ boost::json::object Limit::export_state(Clock::time_point now) {
 
 void Limit::import_state(const boost::json::object& state, Clock::time_point now) {
   auto number = [](const boost::json::value& v, const char* what) {
-    if (!v.is_number()) throw std::runtime_error(std::string("rate-limit state: ") + what + " is not a number");
+    if (!v.is_number())
+      throw std::runtime_error(std::string("rate-limit state: ") + what + " is not a number");
     const double d = v.to_number<double>();
-    if (!(d >= 0) || d > 1e18) throw std::runtime_error(std::string("rate-limit state: ") + what + " is out of range");
+    if (!(d >= 0) || d > 1e18)
+      throw std::runtime_error(std::string("rate-limit state: ") + what + " is out of range");
     return d;
   };
   const auto* tokens = state.if_contains("tokens");
@@ -112,7 +115,8 @@ void Limit::import_state(const boost::json::object& state, Clock::time_point now
   }
   const double global_tokens = number(*tokens, "tokens");
   // Keep the most recently used sessions if there are more than fit.
-  std::sort(items.begin(), items.end(), [](const Item& x, const Item& y) { return x.idle_ms < y.idle_ms; });
+  std::sort(items.begin(), items.end(),
+            [](const Item& x, const Item& y) { return x.idle_ms < y.idle_ms; });
   if (items.size() > max_sessions_) items.resize(max_sessions_);
 
   std::lock_guard lock(mutex_);
@@ -120,14 +124,15 @@ void Limit::import_state(const boost::json::object& state, Clock::time_point now
   sessions_.clear();
   for (const auto& it : items) {
     const auto used = now - std::chrono::duration_cast<Clock::duration>(
-                                 std::chrono::duration<double, std::milli>(it.idle_ms));
+                                std::chrono::duration<double, std::milli>(it.idle_ms));
     sessions_[it.id] = Bucket{std::min(burst_, it.tokens), now, used};
   }
 }
 
 std::string Limit::describe() const {
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%g per %g s%s", count_, seconds_, per_session_ ? " per session" : "");
+  std::snprintf(buf, sizeof buf, "%g per %g s%s", count_, seconds_,
+                per_session_ ? " per session" : "");
   return buf;
 }
 

@@ -75,7 +75,8 @@ class Redact {
 
   std::size_t redact_value(json::value& v, std::set<std::string>& detectors) const {
     std::size_t n = 0;
-    if (v.is_string()) n += redact_string(v.get_string(), detectors);
+    if (v.is_string())
+      n += redact_string(v.get_string(), detectors);
     else if (v.is_array())
       for (auto& e : v.get_array()) n += redact_value(e, detectors);
     else if (v.is_object())

@@ -13,8 +13,8 @@
 #include <toolgate/plugin.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <random>
 
 namespace sdk = toolgate::sdk;
@@ -40,10 +40,13 @@ class Retry {
     retry_on_ = c.strings("retry_on", std::vector<std::string>{"tool_error"});
     for (std::size_t i = 0; i < retry_on_.size(); ++i)
       if (retry_on_[i] != "tool_error" && retry_on_[i] != "timeout")
-        throw ConfigError("/retry_on/" + std::to_string(i),
-                          "\"" + retry_on_[i] + "\" cannot be retried; use \"tool_error\" or \"timeout\"");
-    init.execute_wrapper("retry", [this](const sdk::Call& call, const sdk::Signal& signal,
-                                         const sdk::Next& next) { return run(call, signal, next); });
+        throw ConfigError(
+            "/retry_on/" + std::to_string(i),
+            "\"" + retry_on_[i] + "\" cannot be retried; use \"tool_error\" or \"timeout\"");
+    init.execute_wrapper(
+        "retry", [this](const sdk::Call& call, const sdk::Signal& signal, const sdk::Next& next) {
+          return run(call, signal, next);
+        });
   }
 
  private:

@@ -31,7 +31,8 @@ class Timeout {
       for (std::size_t i = 0; i < a.size(); ++i) {
         ConfigObject r = ConfigObject::of(a[i], "/tools/" + std::to_string(i));
         r.only({"tools", "ms"});
-        rules_.push_back({NameGlobs(r.strings("tools")), r.integer("ms", std::nullopt, 0, 7 * 24 * 3600 * 1000LL)});
+        rules_.push_back({NameGlobs(r.strings("tools")),
+                          r.integer("ms", std::nullopt, 0, 7 * 24 * 3600 * 1000LL)});
       }
     }
     init.execute_wrapper("deadline", [this](const sdk::Call& call, const sdk::Signal& signal,

@@ -1,6 +1,6 @@
 /* no_root.c -- the smallest useful plugin: a guard that denies greeting root. */
-#include <toolgate/toolgate.h>
 #include <string.h>
+#include <toolgate/toolgate.h>
 
 static const tg_host_api *host;
 

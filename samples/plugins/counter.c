@@ -22,8 +22,7 @@ static tg_status count(void *user_data, const tg_call *call) {
   return host->emit_event(call, "sample/counted", (tg_str){data, (size_t)n});
 }
 
-static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config,
-                      void **state) {
+static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, void **state) {
   tg_hook_options o;
   counter_state *s = (counter_state *)calloc(1, sizeof *s);
   (void)config;

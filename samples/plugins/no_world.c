@@ -19,8 +19,7 @@ static tg_status no_world(void *user_data, const tg_call *call, int32_t *verdict
   return TG_OK;
 }
 
-static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config,
-                      void **state) {
+static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, void **state) {
   tg_hook_options o;
   (void)config;
   (void)state;

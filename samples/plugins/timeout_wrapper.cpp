@@ -19,12 +19,12 @@ class TimeoutWrapper {
       if (kv.key() != "timeout_ms")
         throw sdk::ConfigError("/" + std::string(kv.key()), "unknown key (known: timeout_ms)");
     const std::chrono::milliseconds timeout(ms);
-    init.execute_wrapper("deadline", [timeout](const sdk::Call&, const sdk::Signal& signal,
-                                               const sdk::Next& next) {
-      // The tool sees a signal that fires after `timeout`; the host turns a
-      // tool that stopped on it into a "timeout" result.
-      return next(signal.child(timeout));
-    });
+    init.execute_wrapper(
+        "deadline", [timeout](const sdk::Call&, const sdk::Signal& signal, const sdk::Next& next) {
+          // The tool sees a signal that fires after `timeout`; the host turns a
+          // tool that stopped on it into a "timeout" result.
+          return next(signal.child(timeout));
+        });
   }
 };
 

@@ -27,8 +27,8 @@ ToolDefinition slow_tool() {
   ToolDefinition t;
   t.name = "slow";
   t.description = "Waits for `ms` milliseconds, stopping early if signalled.";
-  t.input_schema = boost::json::parse(
-      R"({"type":"object","properties":{"ms":{"type":"integer","minimum":0}}})");
+  t.input_schema =
+      boost::json::parse(R"({"type":"object","properties":{"ms":{"type":"integer","minimum":0}}})");
   t.annotations = annotation::read_only;
   t.execute = [](const ToolContext& ctx) {
     std::int64_t ms = 1000;

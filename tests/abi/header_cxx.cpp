@@ -1,7 +1,7 @@
 // Compiled with -std=c++17 -pedantic -Werror by ctest: the header must be
 // clean C++ too, and the C++ layer must compile on its own.
-#include <toolgate/plugin.hpp>
 #include <toolgate/toolgate.h>
+#include <toolgate/plugin.hpp>
 
 static_assert(sizeof(tg_str) == sizeof(const char*) + sizeof(size_t), "tg_str is two words");
 static_assert(TOOLGATE_ABI_MAJOR >= 1, "ABI major");

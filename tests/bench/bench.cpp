@@ -21,15 +21,15 @@
 #include <benchmark/benchmark.h>
 #include <boost/json.hpp>
 
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <new>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 
 extern char** environ;
 
@@ -76,7 +76,8 @@ ToolDefinition greet_tool() {
   t.name = "greet";
   t.execute = [](const ToolContext& c) {
     const auto* n = c.call.arguments.if_contains("name");
-    return ToolOutput::success(json::string("Hello, " + std::string(n ? n->as_string() : "") + "!"));
+    return ToolOutput::success(
+        json::string("Hello, " + std::string(n ? n->as_string() : "") + "!"));
   };
   return t;
 }
@@ -98,7 +99,8 @@ struct Stack {
   }
 };
 
-std::string plugin_entry(const std::string& id, const std::string& file, const json::object& config) {
+std::string plugin_entry(const std::string& id, const std::string& file,
+                         const json::object& config) {
   return json::serialize(json::object{{"id", id}, {"path", file}, {"config", config}});
 }
 
@@ -126,8 +128,8 @@ std::unique_ptr<Host> host_with(const std::vector<std::string>& entries) {
 }
 
 void report_allocs(benchmark::State& state, std::uint64_t before) {
-  state.counters["allocs"] = benchmark::Counter(
-      static_cast<double>(g_allocs.load() - before) / static_cast<double>(state.iterations()));
+  state.counters["allocs"] = benchmark::Counter(static_cast<double>(g_allocs.load() - before) /
+                                                static_cast<double>(state.iterations()));
 }
 
 void run_calls(benchmark::State& state, Host& host, const std::string& call) {
@@ -170,9 +172,9 @@ BENCHMARK(BM_PipelineEmpty);
 
 // ---- the typical stack --------------------------------------------------------------
 Host& typical_host() {
-  static auto host = host_with({plugin_entry(
-      "bench.stack", bench_plugin("bench_stack"),
-      {{"pre", 3}, {"guards", 5}, {"wrappers", 2}, {"post", 2}, {"observers", 1}})});
+  static auto host = host_with(
+      {plugin_entry("bench.stack", bench_plugin("bench_stack"),
+                    {{"pre", 3}, {"guards", 5}, {"wrappers", 2}, {"post", 2}, {"observers", 1}})});
   return *host;
 }
 
@@ -191,8 +193,8 @@ BENCHMARK(BM_TypicalStack_Large);
 
 // ---- cost per hook of each kind: one hook, minus BM_PipelineEmpty ------------------
 void BM_OneHook(benchmark::State& state, const char* kind, const char* key) {
-  auto host = host_with({plugin_entry(std::string("bench.") + kind, bench_plugin(std::string("bench_") + kind),
-                                      {{key, 1}})});
+  auto host = host_with({plugin_entry(std::string("bench.") + kind,
+                                      bench_plugin(std::string("bench_") + kind), {{key, 1}})});
   run_calls(state, *host, small_call());
 }
 BENCHMARK_CAPTURE(BM_OneHook, pre_execute, "pre", "pre");
@@ -214,16 +216,19 @@ void BM_GuardNone(benchmark::State& state, const char* call) {
   auto host = host_with({});
   run_calls(state, *host, call);
 }
-#define GUARD_CASE(NAME, PLUGIN, CONFIG, CALL)              \
+#define GUARD_CASE(NAME, PLUGIN, CONFIG, CALL)             \
   BENCHMARK_CAPTURE(BM_Guard, NAME, PLUGIN, CONFIG, CALL); \
   BENCHMARK_CAPTURE(BM_GuardNone, NAME, CALL)
 GUARD_CASE(guard_paths, "guard-paths", R"({"read_roots":["/workspace"]})",
            R"({"tool":"greet","arguments":{"name":"x","path":"/workspace/src/../src/main.cpp"}})");
-GUARD_CASE(guard_commands, "guard-commands", R"({"tools":["greet"],"pointers":["/command"]})",
-           R"({"tool":"greet","arguments":{"name":"x","command":"git status && ls -la src | grep main"}})");
-GUARD_CASE(guard_secrets, "guard-secrets", R"({"tools":["greet"]})",
-           R"({"tool":"greet","arguments":{"name":"x","body":"please summarise the build log for the release notes of version 2.4"}})");
-GUARD_CASE(rate_limit, "rate-limit", R"({"limits":[{"name":"all","tools":"*","count":1000000000,"seconds":1}]})",
+GUARD_CASE(
+    guard_commands, "guard-commands", R"({"tools":["greet"],"pointers":["/command"]})",
+    R"({"tool":"greet","arguments":{"name":"x","command":"git status && ls -la src | grep main"}})");
+GUARD_CASE(
+    guard_secrets, "guard-secrets", R"({"tools":["greet"]})",
+    R"({"tool":"greet","arguments":{"name":"x","body":"please summarise the build log for the release notes of version 2.4"}})");
+GUARD_CASE(rate_limit, "rate-limit",
+           R"({"limits":[{"name":"all","tools":"*","count":1000000000,"seconds":1}]})",
            R"({"tool":"greet","session_id":"s","arguments":{"name":"x"}})");
 
 // ---- the same decision by spawning a hook process per call ------------------------
@@ -296,13 +301,15 @@ class StdioPeer {
   }
   void send(const std::string& line) {
     std::string l = line + "\n";
-    if (::write(to_, l.data(), l.size()) != static_cast<ssize_t>(l.size())) throw std::runtime_error("write");
+    if (::write(to_, l.data(), l.size()) != static_cast<ssize_t>(l.size()))
+      throw std::runtime_error("write");
   }
   // The next line that is a response (has an "id" and no "method").
   std::string response() {
     for (;;) {
       std::string l = line();
-      if (l.find("\"method\"") == std::string::npos && l.find("\"id\"") != std::string::npos) return l;
+      if (l.find("\"method\"") == std::string::npos && l.find("\"id\"") != std::string::npos)
+        return l;
     }
   }
 
@@ -334,8 +341,9 @@ void BM_McpToolsCall(benchmark::State& state) {
   args.push_back(TOOLGATE_MCP_ECHO_SERVER);
   try {
     StdioPeer peer(args);
-    peer.send(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
-              R"("capabilities":{},"clientInfo":{"name":"bench","version":"1"}}})");
+    peer.send(
+        R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
+        R"("capabilities":{},"clientInfo":{"name":"bench","version":"1"}}})");
     peer.response();
     peer.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
     peer.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
@@ -357,14 +365,20 @@ void BM_McpToolsCall(benchmark::State& state) {
     state.SkipWithError(e.what());
   }
 }
-BENCHMARK(BM_McpToolsCall)->ArgName("through_gateway")->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_McpToolsCall)
+    ->ArgName("through_gateway")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 // ---- hot reload: rebuilt file complete -> new generation serving -------------------
 void BM_ReloadLatency(benchmark::State& state) {
   Stack stack;
   fs::path plugin = stack.dir / "guard.so";
   fs::copy_file(bench_plugin("bench_guard"), plugin);
-  auto m = stack.write("reload.json", manifest({plugin_entry("bench.guard", "guard.so", {{"guards", 1}})}));
+  auto m = stack.write("reload.json",
+                       manifest({plugin_entry("bench.guard", "guard.so", {{"guards", 1}})}));
   Host host;
   host.register_tool(greet_tool());
   ReloadOptions o;
@@ -378,7 +392,8 @@ void BM_ReloadLatency(benchmark::State& state) {
   int i = 0;
   for (auto _ : state) {
     auto before = host.generation();
-    fs::copy_file(variants[++i % 2], stack.dir / ".guard.tmp", fs::copy_options::overwrite_existing);
+    fs::copy_file(variants[++i % 2], stack.dir / ".guard.tmp",
+                  fs::copy_options::overwrite_existing);
     auto start = std::chrono::steady_clock::now();
     fs::rename(stack.dir / ".guard.tmp", plugin);  // the rebuilt file is complete
     auto give_up = start + std::chrono::seconds(5);
@@ -388,7 +403,8 @@ void BM_ReloadLatency(benchmark::State& state) {
       state.SkipWithError("the rebuilt plugin was not picked up within 5 s");
       break;
     }
-    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    state.SetIterationTime(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
 }
 BENCHMARK(BM_ReloadLatency)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(20);
@@ -400,7 +416,8 @@ void BM_ReloadExplicit(benchmark::State& state) {
   Stack stack;
   fs::path plugin = stack.dir / "guard.so";
   fs::copy_file(bench_plugin("bench_guard"), plugin);
-  auto m = stack.write("reload.json", manifest({plugin_entry("bench.guard", "guard.so", {{"guards", 1}})}));
+  auto m = stack.write("reload.json",
+                       manifest({plugin_entry("bench.guard", "guard.so", {{"guards", 1}})}));
   Host host;
   host.register_tool(greet_tool());
   ReloadOptions o;
@@ -414,7 +431,8 @@ void BM_ReloadExplicit(benchmark::State& state) {
   int i = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    fs::copy_file(variants[++i % 2], stack.dir / ".guard.tmp", fs::copy_options::overwrite_existing);
+    fs::copy_file(variants[++i % 2], stack.dir / ".guard.tmp",
+                  fs::copy_options::overwrite_existing);
     fs::rename(stack.dir / ".guard.tmp", plugin);
     state.ResumeTiming();
     auto r = host.reload();

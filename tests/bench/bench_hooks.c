@@ -25,7 +25,8 @@ static int touches(const tg_call *call) {
   tg_str name;
   info.struct_size = sizeof info;
   host->call_info(call, &info);
-  return host->arg_string(call, "/name", &name) == TG_OK && name.size > 0 && info.tool_name.size > 0;
+  return host->arg_string(call, "/name", &name) == TG_OK && name.size > 0 &&
+         info.tool_name.size > 0;
 }
 
 static tg_status pre(void *ud, tg_call *call, int32_t *v) {
@@ -72,11 +73,21 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
       snprintf(names[k][i], sizeof names[k][i], "%s-%d", kinds[k], i);
       o.name = names[k][i];
       switch (k) {
-        case 0: st = api->register_pre_execute(ctx, &o, pre); break;
-        case 1: st = api->register_guard(ctx, &o, guard); break;
-        case 2: st = api->register_execute_wrapper(ctx, &o, wrapper); break;
-        case 3: st = api->register_post_execute(ctx, &o, post); break;
-        case 4: st = api->register_result_observer(ctx, &o, observer); break;
+        case 0:
+          st = api->register_pre_execute(ctx, &o, pre);
+          break;
+        case 1:
+          st = api->register_guard(ctx, &o, guard);
+          break;
+        case 2:
+          st = api->register_execute_wrapper(ctx, &o, wrapper);
+          break;
+        case 3:
+          st = api->register_post_execute(ctx, &o, post);
+          break;
+        case 4:
+          st = api->register_result_observer(ctx, &o, observer);
+          break;
       }
       if (st != TG_OK) return st;
     }

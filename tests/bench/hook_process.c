@@ -8,6 +8,7 @@ int main(void) {
   char buf[1 << 16];
   size_t n = fread(buf, 1, sizeof buf - 1, stdin);
   buf[n] = 0;
-  fputs(strstr(buf, "\"rm -rf") ? "{\"decision\":\"deny\"}\n" : "{\"decision\":\"allow\"}\n", stdout);
+  fputs(strstr(buf, "\"rm -rf") ? "{\"decision\":\"deny\"}\n" : "{\"decision\":\"allow\"}\n",
+        stdout);
   return 0;
 }

@@ -36,11 +36,13 @@ int main(void) {
   while (fgets(line, sizeof line, stdin)) {
     if (!find_id(line, id, sizeof id)) continue; /* a notification */
     if (strstr(line, "\"method\":\"initialize\""))
-      reply(id, "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},"
-                "\"serverInfo\":{\"name\":\"bench-echo\",\"version\":\"1.0.0\"}}");
+      reply(id,
+            "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},"
+            "\"serverInfo\":{\"name\":\"bench-echo\",\"version\":\"1.0.0\"}}");
     else if (strstr(line, "\"method\":\"tools/list\""))
-      reply(id, "{\"tools\":[{\"name\":\"echo\",\"description\":\"echoes\","
-                "\"inputSchema\":{\"type\":\"object\"}}]}");
+      reply(id,
+            "{\"tools\":[{\"name\":\"echo\",\"description\":\"echoes\","
+            "\"inputSchema\":{\"type\":\"object\"}}]}");
     else if (strstr(line, "\"method\":\"tools/call\""))
       reply(id, "{\"content\":[{\"type\":\"text\",\"text\":\"echo\"}],\"isError\":false}");
     else if (strstr(line, "\"method\":"))

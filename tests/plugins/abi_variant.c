@@ -74,9 +74,7 @@ static const tg_plugin_descriptor descriptor = {
 
 #ifdef VARIANT_NO_ENTRY
 /* Exported under a wrong name: the host must say the entry is missing. */
-TOOLGATE_EXPORT const tg_plugin_descriptor *toolgate_plugin_entry_typo(void) {
-  return &descriptor;
-}
+TOOLGATE_EXPORT const tg_plugin_descriptor *toolgate_plugin_entry_typo(void) { return &descriptor; }
 #else
 TOOLGATE_PLUGIN_ENTRY { return &descriptor; }
 #endif

@@ -163,7 +163,8 @@ static const tg_plugin_descriptor descriptor = {
     .abi_minor = TOOLGATE_ABI_MINOR,
     .id = "test.c-status",
     .version = "1.0.0",
-    .capabilities = TG_CAP_PRE_EXECUTE | TG_CAP_GUARD | TG_CAP_EXECUTE_WRAPPER | TG_CAP_POST_EXECUTE | TG_CAP_TOOLS,
+    .capabilities = TG_CAP_PRE_EXECUTE | TG_CAP_GUARD | TG_CAP_EXECUTE_WRAPPER |
+                    TG_CAP_POST_EXECUTE | TG_CAP_TOOLS,
     .init = init,
     .shutdown = shutdown,
 };

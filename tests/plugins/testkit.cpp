@@ -30,7 +30,8 @@ class Testkit {
  public:
   explicit Testkit(sdk::Init& init) {
     const auto& c = init.config();
-    if (auto r = opt(c, "reject", ""); !r.empty()) throw sdk::ConfigError(r, "testkit rejects this");
+    if (auto r = opt(c, "reject", ""); !r.empty())
+      throw sdk::ConfigError(r, "testkit rejects this");
     if (auto f = opt(c, "fail_init", ""); !f.empty()) throw std::runtime_error(f);
 
     init.pre_execute("pre", [m = opt(c, "pre", "keep")](const sdk::Call& call) {
@@ -56,20 +57,20 @@ class Testkit {
       if (m == "bad-verdict") return sdk::GuardVerdict{7, {}};
       return sdk::GuardVerdict::abstain();
     });
-    init.execute_wrapper("wrapper", [m = opt(c, "wrapper", "pass")](
-                                        const sdk::Call&, const sdk::Signal& s,
-                                        const sdk::Next& next) {
-      if (m == "throw") throw std::runtime_error("testkit wrapper threw");
-      if (m == "skip") throw std::runtime_error("circuit open");
-      if (m == "fabricate") {
-        next(s);
-        static const int fake = 0;
-        return sdk::Result(nullptr, reinterpret_cast<const tg_result*>(&fake));
-      }
-      sdk::Result r = next(s);
-      if (m == "retry" && r.is_error()) r = next(s);
-      return r;
-    });
+    init.execute_wrapper("wrapper",
+                         [m = opt(c, "wrapper", "pass")](const sdk::Call&, const sdk::Signal& s,
+                                                         const sdk::Next& next) {
+                           if (m == "throw") throw std::runtime_error("testkit wrapper threw");
+                           if (m == "skip") throw std::runtime_error("circuit open");
+                           if (m == "fabricate") {
+                             next(s);
+                             static const int fake = 0;
+                             return sdk::Result(nullptr, reinterpret_cast<const tg_result*>(&fake));
+                           }
+                           sdk::Result r = next(s);
+                           if (m == "retry" && r.is_error()) r = next(s);
+                           return r;
+                         });
     init.post_execute("post", [m = opt(c, "post", "accept")](const sdk::Call& call) {
       if (m == "replace") {
         return sdk::PostVerdict::replace(json::object{
@@ -97,6 +98,6 @@ class Testkit {
 };
 
 TOOLGATE_PLUGIN(Testkit, "test.kit", "1.0.0",
-                TG_CAP_PRE_EXECUTE | TG_CAP_GUARD | TG_CAP_EXECUTE_WRAPPER |
-                    TG_CAP_POST_EXECUTE | TG_CAP_RESULT_OBSERVER,
+                TG_CAP_PRE_EXECUTE | TG_CAP_GUARD | TG_CAP_EXECUTE_WRAPPER | TG_CAP_POST_EXECUTE |
+                    TG_CAP_RESULT_OBSERVER,
                 TG_PLUGIN_SERIALIZED)

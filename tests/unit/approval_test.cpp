@@ -41,8 +41,8 @@ TEST(Approval, AllowedOnceRunsTheToolWithTheArgumentsShown) {
   ASSERT_FALSE(r.is_error);
   EXPECT_EQ(f.asked, 1);
   EXPECT_EQ(f.shown, (json::object{{"x", 1}, {"rewritten", true}}));
-  EXPECT_EQ(ran, f.shown);        // guards saw exactly what was approved
-  EXPECT_EQ(*r.value, f.shown);   // and that is what ran
+  EXPECT_EQ(ran, f.shown);       // guards saw exactly what was approved
+  EXPECT_EQ(*r.value, f.shown);  // and that is what ran
   EXPECT_EQ(*f.body_runs, 1);
 }
 
@@ -77,9 +77,8 @@ TEST(Approval, ADenialAfterApprovalStillRunsPostExecute) {
 
 TEST(Approval, AThrowingApproverIsAPluginErrorAndTheBodyDoesNotRun) {
   AskFixture f;
-  f.host.set_approver([](const ApprovalRequest&) -> ApprovalAnswer {
-    throw std::runtime_error("tty vanished");
-  });
+  f.host.set_approver(
+      [](const ApprovalRequest&) -> ApprovalAnswer { throw std::runtime_error("tty vanished"); });
   auto r = f.call("echo");
   EXPECT_EQ(code_of(r), "plugin_error");
   EXPECT_EQ(r.error->stage, "approval");

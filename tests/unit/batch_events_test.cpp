@@ -67,9 +67,8 @@ TEST(Batch, ContextsKeepFifoOrderWithinOneCall) {
 
 TEST(Batch, SubCallsNeverQueueContexts) {
   Fixture f;
-  f.host.add_post_execute("p", {"note"}, [](const HookCall&) {
-    return PostVerdict::accept().add_context("ctx");
-  });
+  f.host.add_post_execute("p", {"note"},
+                          [](const HookCall&) { return PostVerdict::accept().add_context("ctx"); });
   std::vector<ToolCall> calls;
   calls.push_back(echo_call({}, "parent-token"));
   auto out = f.host.call_batch(std::move(calls));

@@ -13,11 +13,16 @@ TEST(CallJson, AWellFormedCallRuns) {
 TEST(CallJson, MalformedInputIsInvalidArgumentsAndRunsNothing) {
   Fixture f;
   const std::string nested(200, '[');
-  const std::vector<std::string> bad = {
-      "", "{", "[1,2]", "\"echo\"", R"({"arguments":{}})", R"({"tool":7})",
-      R"({"tool":"echo","extra":1})", R"({"tool":"echo","call_id":5})",
-      "{\"tool\":\"echo\",\"arguments\":{\"a\":\"\xff\xfe\"}}",
-      R"({"tool":"echo","arguments":)" + nested};
+  const std::vector<std::string> bad = {"",
+                                        "{",
+                                        "[1,2]",
+                                        "\"echo\"",
+                                        R"({"arguments":{}})",
+                                        R"({"tool":7})",
+                                        R"({"tool":"echo","extra":1})",
+                                        R"({"tool":"echo","call_id":5})",
+                                        "{\"tool\":\"echo\",\"arguments\":{\"a\":\"\xff\xfe\"}}",
+                                        R"({"tool":"echo","arguments":)" + nested};
   for (const auto& text : bad) {
     auto r = f.host.call_json(text);
     EXPECT_TRUE(r.is_error) << text;
@@ -31,8 +36,8 @@ TEST(CallJson, NestingDeeperThanTheLimitIsRefused) {
   HostOptions o;
   o.max_json_depth = 8;
   Host host(o);
-  std::string deep = R"({"tool":"x","arguments":{"a":)" + std::string(10, '[') +
-                     std::string(10, ']') + "}}";
+  std::string deep =
+      R"({"tool":"x","arguments":{"a":)" + std::string(10, '[') + std::string(10, ']') + "}}";
   auto r = host.call_json(deep);
   EXPECT_EQ(code_of(r), "invalid_arguments");
 }

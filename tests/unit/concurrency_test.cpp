@@ -39,7 +39,8 @@ TEST(Concurrency, ManyThreadsThroughAPluginStack) {
           if (code_of(r) != "denied") ++wrong;
         } else {
           std::string expect = "HELLO, " + name + "!";
-          for (auto& ch : expect) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+          for (auto& ch : expect)
+            ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
           if (r.is_error || r.content.at(0).at("text") != expect.c_str()) ++wrong;
         }
       }
@@ -68,10 +69,11 @@ TEST(Concurrency, RegisteringWhileCallingIsSafe) {
     }
   });
   for (int i = 0; i < 50; ++i)
-    f.host.add_guard("g", {"n" + std::to_string(i)}, [i](const HookCall&) -> std::optional<std::string> {
-      if (i == 49) return "last guard denies";
-      return std::nullopt;
-    });
+    f.host.add_guard("g", {"n" + std::to_string(i)},
+                     [i](const HookCall&) -> std::optional<std::string> {
+                       if (i == 49) return "last guard denies";
+                       return std::nullopt;
+                     });
   stop = true;
   caller.join();
   EXPECT_EQ(code_of(f.call("echo")), "denied");

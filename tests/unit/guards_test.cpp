@@ -123,7 +123,8 @@ TEST(Guards, AnEmptyReasonStillDenies) {
 
 TEST(Guards, APreExecuteAllowCannotSkipGuards) {
   Fixture f;
-  f.host.add_pre_execute("p", {"yes", {}, 100}, [](const HookCall&) { return PreVerdict::allow(); });
+  f.host.add_pre_execute("p", {"yes", {}, 100},
+                         [](const HookCall&) { return PreVerdict::allow(); });
   f.host.add_guard("sec", {"no"}, deny_with("guard says no"));
   EXPECT_EQ(code_of(f.call("echo")), "denied");
   EXPECT_EQ(*f.body_runs, 0);

@@ -3,8 +3,8 @@
 // it -- and must notice invalid UTF-8 anywhere, keys included.
 #include "../../host/src/json_util.hpp"
 
-#include <boost/json.hpp>
 #include <gtest/gtest.h>
+#include <boost/json.hpp>
 
 #include <cstdint>
 #include <limits>
@@ -37,7 +37,8 @@ TEST(JsonScan, CountsExactlyTheSerializedBytes) {
       json::object{},
       json::array{1, "two", nullptr, json::array{json::object{}}},
       json::object{{"k\"ey", json::array{1, 2, 3}}, {"", json::object{{"x", "y\u0001"}}}},
-      json::parse(R"({"content":[{"type":"text","text":"Hello, World!"}],"value":{"n":[1,2.25,-3]}})"),
+      json::parse(
+          R"({"content":[{"type":"text","text":"Hello, World!"}],"value":{"n":[1,2.25,-3]}})"),
   };
   for (const auto& v : docs) {
     auto scan = scan_json(v, std::numeric_limits<std::size_t>::max());

@@ -9,7 +9,8 @@ using namespace tgtest;
 
 namespace {
 
-std::string plugin_entry(const std::string& id, const std::string& path, const std::string& extra = "") {
+std::string plugin_entry(const std::string& id, const std::string& path,
+                         const std::string& extra = "") {
   return R"({"id":")" + id + R"(","path":")" + path + "\"" + extra + "}";
 }
 std::string manifest(const std::string& layer, bool locked, const std::vector<std::string>& plugins,
@@ -33,15 +34,18 @@ TEST(Layers, ALockedGuardSurvivesDisableAllAndKeepsDenying) {
   Fixture f;
   TempDir dir;
   auto security = dir.write("10.json", manifest("security", true,
-      {plugin_entry("test.kit", test_plugin("testkit"), R"(,"config":{"guard":"deny"})")}));
-  auto deployer = dir.write("20.json", manifest("deployer", false,
-      {plugin_entry("sample.shout", sample_plugin("sample_shout"))}));
+                                                {plugin_entry("test.kit", test_plugin("testkit"),
+                                                              R"(,"config":{"guard":"deny"})")}));
+  auto deployer = dir.write(
+      "20.json",
+      manifest("deployer", false, {plugin_entry("sample.shout", sample_plugin("sample_shout"))}));
   LoadOptions o;
   o.disable = {"all"};
   auto report = f.host.load_manifests({security, deployer}, o);
   EXPECT_EQ(report.layers, (std::vector<std::string>{"security", "deployer"}));
   EXPECT_FALSE(report.kept_locked.empty());
-  for (const auto& k : report.kept_locked) EXPECT_NE(k.find("locked by layer \"security\""), std::string::npos);
+  for (const auto& k : report.kept_locked)
+    EXPECT_NE(k.find("locked by layer \"security\""), std::string::npos);
   auto plan = f.host.plan();
   EXPECT_EQ(ids(plan, "guard"), std::vector<std::string>{"test.kit/guard"});
   EXPECT_TRUE(ids(plan, "tools/post-execute").size() == 1u);  // testkit's own post; shout is off
@@ -55,7 +59,8 @@ TEST(Layers, DisableGlobsSwitchOffUnlockedHooksOnly) {
   Fixture f;
   TempDir dir;
   auto m = dir.write("m.json", manifest("deployer", false,
-      {plugin_entry("test.kit", test_plugin("testkit"), R"(,"config":{"guard":"deny"})")}));
+                                        {plugin_entry("test.kit", test_plugin("testkit"),
+                                                      R"(,"config":{"guard":"deny"})")}));
   LoadOptions o;
   o.disable = {"test.kit/guard"};
   f.host.load_manifests({m}, o);
@@ -66,15 +71,19 @@ TEST(Layers, DisableGlobsSwitchOffUnlockedHooksOnly) {
 TEST(Layers, ALaterLayerCanAddGuardsButNotRemoveLockedOnes) {
   Fixture f;
   TempDir dir;
-  f.host.load_manifest(dir.write("10.json", manifest("security", true,
-      {plugin_entry("test.variant", test_plugin("variant_ok"))})));
-  f.host.load_manifest(dir.write("20.json", manifest("deployer", false,
-      {plugin_entry("test.kit", test_plugin("testkit"), R"(,"config":{"guard":"deny"})")})));
+  f.host.load_manifest(dir.write(
+      "10.json",
+      manifest("security", true, {plugin_entry("test.variant", test_plugin("variant_ok"))})));
+  f.host.load_manifest(
+      dir.write("20.json", manifest("deployer", false,
+                                    {plugin_entry("test.kit", test_plugin("testkit"),
+                                                  R"(,"config":{"guard":"deny"})")})));
   EXPECT_EQ(ids(f.host.plan(), "guard"),
             (std::vector<std::string>{"test.kit/guard", "test.variant/variant"}));
   EXPECT_EQ(code_of(f.call("echo")), "denied");
-  EXPECT_THROW(f.host.load_manifest(dir.write("30.json", manifest("sneaky", false, {},
-                   R"({"test.variant/variant":{"enabled":false}})"))),
+  EXPECT_THROW(f.host.load_manifest(dir.write(
+                   "30.json",
+                   manifest("sneaky", false, {}, R"({"test.variant/variant":{"enabled":false}})"))),
                LoadError);
   EXPECT_EQ(ids(f.host.plan(), "guard").size(), 2u);
 }
@@ -85,20 +94,20 @@ TEST(Layers, LockedWaterfallHooksHaveTheFinalWord) {
   // stands and, with no approver, the call is denied.
   Fixture f;
   TempDir dir;
-  f.host.add_pre_execute("deployer", {"auto-approve", {}, 1000000}, [](const HookCall&) {
-    return PreVerdict::allow();
-  });
-  f.host.load_manifest(dir.write("10.json", manifest("security", true,
-      {plugin_entry("test.kit", test_plugin("testkit"), R"(,"config":{"pre":"ask"})")})));
+  f.host.add_pre_execute("deployer", {"auto-approve", {}, 1000000},
+                         [](const HookCall&) { return PreVerdict::allow(); });
+  f.host.load_manifest(dir.write(
+      "10.json",
+      manifest("security", true,
+               {plugin_entry("test.kit", test_plugin("testkit"), R"(,"config":{"pre":"ask"})")})));
   EXPECT_EQ(ids(f.host.plan(), "tools/pre-execute"),
             (std::vector<std::string>{"deployer/auto-approve", "test.kit/pre"}));
   EXPECT_EQ(code_of(f.call("echo")), "approval_unavailable");
   EXPECT_EQ(*f.body_runs, 0);
   // Wrappers: the locked one is outermost.
   f.host.add_execute_wrapper("deployer", {"inner", {}, 1000000},
-                             [](const HookCall&, const std::shared_ptr<Signal>& s, Next& n) -> const ExecResult& {
-                               return n(s);
-                             });
+                             [](const HookCall&, const std::shared_ptr<Signal>& s,
+                                Next& n) -> const ExecResult& { return n(s); });
   EXPECT_EQ(ids(f.host.plan(), "tools/execute"),
             (std::vector<std::string>{"test.kit/wrapper", "deployer/inner"}));
 }
@@ -107,8 +116,9 @@ TEST(Layers, OrderingPriorityThenLayerThenManifestThenRegistration) {
   Host host;
   TempDir dir;
   auto m = dir.write("m.json", manifest("one", false,
-      {plugin_entry("test.c-status", test_plugin("c_status")),
-       plugin_entry("test.kit", test_plugin("testkit"), R"(,"hooks":{"post":{"priority":5}})")}));
+                                        {plugin_entry("test.c-status", test_plugin("c_status")),
+                                         plugin_entry("test.kit", test_plugin("testkit"),
+                                                      R"(,"hooks":{"post":{"priority":5}})")}));
   host.add_post_execute("host", {"h1"}, [](const HookCall&) { return PostVerdict::accept(); });
   host.load_manifest(m);
   // test.kit/post has priority 5; then the embedder (layer "host") first,
@@ -120,10 +130,12 @@ TEST(Layers, OrderingPriorityThenLayerThenManifestThenRegistration) {
 TEST(Layers, BeforeAndAfterBeatPriority) {
   Host host;
   TempDir dir;
-  auto m = dir.write("m.json", manifest("one", false,
-      {plugin_entry("test.c-status", test_plugin("c_status"),
-                    R"(,"hooks":{"pre":{"priority":-5,"before":["test.kit"]}})"),
-       plugin_entry("test.kit", test_plugin("testkit"), R"(,"hooks":{"pre":{"priority":50}})")}));
+  auto m = dir.write(
+      "m.json", manifest("one", false,
+                         {plugin_entry("test.c-status", test_plugin("c_status"),
+                                       R"(,"hooks":{"pre":{"priority":-5,"before":["test.kit"]}})"),
+                          plugin_entry("test.kit", test_plugin("testkit"),
+                                       R"(,"hooks":{"pre":{"priority":50}})")}));
   host.load_manifest(m);
   EXPECT_EQ(ids(host.plan(), "tools/pre-execute"),
             (std::vector<std::string>{"test.c-status/pre", "test.kit/pre"}));
@@ -132,9 +144,13 @@ TEST(Layers, BeforeAndAfterBeatPriority) {
 TEST(Layers, AManifestToolFilterMeansTheHookIsNeverCalledForOtherTools) {
   Fixture f;
   TempDir dir;
-  f.host.load_manifest(dir.write("m.json", manifest("one", false,
-      {plugin_entry("test.kit", test_plugin("testkit"),
-                    R"(,"config":{"guard":"deny"},"hooks":{"guard":{"tools":["fs.*","!fs.stat"]}})")})));
+  f.host.load_manifest(dir.write(
+      "m.json",
+      manifest(
+          "one", false,
+          {plugin_entry(
+              "test.kit", test_plugin("testkit"),
+              R"(,"config":{"guard":"deny"},"hooks":{"guard":{"tools":["fs.*","!fs.stat"]}})")})));
   EXPECT_FALSE(f.call("echo").is_error);
   EXPECT_EQ(*f.body_runs, 1);
   for (const auto& e : f.recorder->of_type("hook/invoked"))
@@ -147,9 +163,12 @@ TEST(Layers, AManifestToolFilterMeansTheHookIsNeverCalledForOtherTools) {
 TEST(Layers, ShadowModeFromTheManifest) {
   Fixture f;
   TempDir dir;
-  f.host.load_manifest(dir.write("m.json", manifest("one", false,
-      {plugin_entry("test.kit", test_plugin("testkit"),
-                    R"(,"config":{"guard":"deny"},"hooks":{"guard":{"mode":"shadow"}})")})));
+  f.host.load_manifest(dir.write(
+      "m.json",
+      manifest(
+          "one", false,
+          {plugin_entry("test.kit", test_plugin("testkit"),
+                        R"(,"config":{"guard":"deny"},"hooks":{"guard":{"mode":"shadow"}})")})));
   EXPECT_FALSE(f.call("echo").is_error);
   bool would = false;
   for (const auto& e : f.recorder->of_type("hook/result"))
@@ -181,14 +200,16 @@ TEST(Permissions, PluginsWritableByOthersAreRefusedUnlessAllowed) {
   std::filesystem::create_directories(open);
   std::filesystem::copy_file(test_plugin("variant_ok"), open / "v.so");
   ::chmod(open.c_str(), 0777);  // world-writable, no sticky bit
-  auto m = dir.write("m.json", manifest("one", false, {plugin_entry("test.variant", (open / "v.so").string())}));
+  auto m = dir.write(
+      "m.json", manifest("one", false, {plugin_entry("test.variant", (open / "v.so").string())}));
   {
     Host host;
     try {
       host.load_manifest(m);
       ADD_FAILURE() << "loaded from a world-writable folder";
     } catch (const LoadError& e) {
-      EXPECT_NE(e.problem().find(open.string() + " is writable by group or others"), std::string::npos)
+      EXPECT_NE(e.problem().find(open.string() + " is writable by group or others"),
+                std::string::npos)
           << e.problem();
       EXPECT_NE(e.fix().find("--allow-insecure-plugin-permissions"), std::string::npos);
     }

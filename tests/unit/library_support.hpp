@@ -18,8 +18,8 @@ struct LibraryFixture : Fixture {
 
   // Loads plugins/NAME as "toolgate.NAME" with `config`.
   void load(const std::string& name, const json::object& config = {}) {
-    host.load_manifest(dir.write(name + ".json",
-                                 manifest_for("toolgate." + name, library_plugin(name), config)));
+    host.load_manifest(
+        dir.write(name + ".json", manifest_for("toolgate." + name, library_plugin(name), config)));
   }
 
   // Loads and expects a config rejection; returns the LoadError's JSON path
@@ -52,6 +52,8 @@ struct LibraryFixture : Fixture {
 };
 
 // "x" is found in s.
-inline bool has(const std::string& s, const std::string& x) { return s.find(x) != std::string::npos; }
+inline bool has(const std::string& s, const std::string& x) {
+  return s.find(x) != std::string::npos;
+}
 
 }  // namespace tgtest

@@ -5,10 +5,10 @@
 #include "../../host/src/mcp/framing.hpp"
 #include "../../host/src/mcp/jsonrpc.hpp"
 
-#include <csignal>
 #include <fcntl.h>
-#include <thread>
 #include <unistd.h>
+#include <csignal>
+#include <thread>
 
 using namespace tgtest;
 using namespace toolgate::mcp;
@@ -42,7 +42,8 @@ TEST(McpFraming, AnOversizeLineIsDroppedWholeAndTheNextOneSurvives) {
   LineSplitter s(16);
   std::string big(40, 'x');
   // The long line arrives in pieces; its end and the next message share a chunk.
-  auto out = split(s, {big.substr(0, 10), big.substr(10, 20), big.substr(30) + "\n{\"ok\":true}\n"});
+  auto out =
+      split(s, {big.substr(0, 10), big.substr(10, 20), big.substr(30) + "\n{\"ok\":true}\n"});
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].kind, Frame::Kind::oversize);
   EXPECT_GE(out[0].bytes, 40u);

@@ -37,7 +37,7 @@ TEST(McpIdMap, AResponseMatchesOnceAndUnknownIdsMatchNothing) {
   auto a = m.add_forwarded(json::value(5), "x");
   ASSERT_TRUE(a);
   EXPECT_TRUE(m.take(json::value(*a)));
-  EXPECT_FALSE(m.take(json::value(*a)));  // a second response is dropped
+  EXPECT_FALSE(m.take(json::value(*a)));                  // a second response is dropped
   EXPECT_FALSE(m.take(json::value(std::to_string(*a))));  // we only issue integers
   EXPECT_FALSE(m.take(json::value(-1)));
   EXPECT_FALSE(m.take(json::value(nullptr)));

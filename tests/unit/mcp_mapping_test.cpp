@@ -19,12 +19,14 @@ ToolResult call(Host& host, std::string tool, json::object args = {}) {
 TEST(McpMapping, AnnotationsUseTheSpecDefaults) {
   using namespace toolgate::annotation;
   EXPECT_EQ(annotation_bits(json::value()), destructive | open_world);
-  EXPECT_EQ(annotation_bits(json::parse(R"({"readOnlyHint":true,"openWorldHint":false})")), read_only);
+  EXPECT_EQ(annotation_bits(json::parse(R"({"readOnlyHint":true,"openWorldHint":false})")),
+            read_only);
   EXPECT_EQ(annotation_bits(json::parse(R"({"readOnlyHint":true,"destructiveHint":true})")),
             read_only | open_world);  // destructive only means something for writers
-  EXPECT_EQ(annotation_bits(json::parse(
-                R"({"readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false})")),
-            idempotent);
+  EXPECT_EQ(
+      annotation_bits(json::parse(
+          R"({"readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false})")),
+      idempotent);
   EXPECT_EQ(annotation_bits(json::parse(R"({"destructiveHint":"yes","openWorldHint":1})")),
             destructive | open_world);  // non-booleans are absent hints
 }
@@ -48,19 +50,23 @@ TEST(McpMapping, ToolDefinitionsCarrySchemasAndAnnotations) {
 }
 
 TEST(McpMapping, ServerResultsBecomeToolOutputs) {
-  auto plain = output_from_call_result(json::parse(R"({"content":[{"type":"text","text":"hi"}]})"), "t");
+  auto plain =
+      output_from_call_result(json::parse(R"({"content":[{"type":"text","text":"hi"}]})"), "t");
   EXPECT_TRUE(plain.ok);
   EXPECT_TRUE(plain.value.is_null());  // no structuredContent
   ASSERT_TRUE(plain.content);
   EXPECT_EQ(plain.content->size(), 1u);
 
   auto structured = output_from_call_result(
-      json::parse(R"({"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1},"isError":false})"), "t");
+      json::parse(
+          R"({"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1},"isError":false})"),
+      "t");
   EXPECT_TRUE(structured.ok);
   EXPECT_EQ(structured.value, json::parse(R"({"n":1})"));
 
   auto failed = output_from_call_result(
-      json::parse(R"({"content":[{"type":"text","text":"ENOENT: a.txt"},{"type":"text","text":"more"}],"isError":true})"),
+      json::parse(
+          R"({"content":[{"type":"text","text":"ENOENT: a.txt"},{"type":"text","text":"more"}],"isError":true})"),
       "read_file");
   EXPECT_FALSE(failed.ok);
   EXPECT_EQ(failed.error_code, "tool_error");
@@ -70,7 +76,8 @@ TEST(McpMapping, ServerResultsBecomeToolOutputs) {
   EXPECT_FALSE(output_from_call_result(json::parse(R"({"content":"x"})"), "t").ok);
   EXPECT_FALSE(output_from_call_result(json::parse(R"({"task":{"taskId":"1"}})"), "t").ok);
 
-  auto rpc = output_from_rpc_error(json::parse(R"({"code":-32602,"message":"Unknown tool: x"})"), "x");
+  auto rpc =
+      output_from_rpc_error(json::parse(R"({"code":-32602,"message":"Unknown tool: x"})"), "x");
   EXPECT_FALSE(rpc.ok);
   EXPECT_NE(rpc.message.find("-32602"), std::string::npos);
   EXPECT_NE(rpc.message.find("Unknown tool: x"), std::string::npos);
@@ -78,18 +85,23 @@ TEST(McpMapping, ServerResultsBecomeToolOutputs) {
 
 TEST(McpMapping, PipelineResultsBecomeCallToolResults) {
   auto ok = call_result_from(ToolResult::success(json::parse(R"({"n":1})"), {text_block("one")}));
-  EXPECT_EQ(ok, json::parse(R"({"content":[{"type":"text","text":"one"}],"structuredContent":{"n":1},"isError":false})"));
+  EXPECT_EQ(
+      ok,
+      json::parse(
+          R"({"content":[{"type":"text","text":"one"}],"structuredContent":{"n":1},"isError":false})"));
   // A value that is not an object is never structuredContent.
   auto str = call_result_from(ToolResult::success("hi", {text_block("hi")}));
   EXPECT_FALSE(str.contains("structuredContent"));
   EXPECT_EQ(str.at("isError"), false);
 
-  auto denied = call_result_from(
-      ToolResult::failure(error_code::denied, "writes outside /work are not allowed", stage::guard, "acme/paths"));
+  auto denied = call_result_from(ToolResult::failure(
+      error_code::denied, "writes outside /work are not allowed", stage::guard, "acme/paths"));
   EXPECT_EQ(denied.at("isError"), true);
   EXPECT_EQ(denied.at("content").at(0).at("text"), "writes outside /work are not allowed");
-  EXPECT_EQ(denied.at("_meta").at("toolgate/error"),
-            json::parse(R"({"code":"denied","message":"writes outside /work are not allowed","stage":"guard","source":"acme/paths"})"));
+  EXPECT_EQ(
+      denied.at("_meta").at("toolgate/error"),
+      json::parse(
+          R"({"code":"denied","message":"writes outside /work are not allowed","stage":"guard","source":"acme/paths"})"));
   EXPECT_FALSE(denied.contains("structuredContent"));
 }
 
@@ -101,11 +113,14 @@ TEST(McpMapping, ThroughTheHost) {
   t.name = "get";
   t.execute = [](const ToolContext& c) {
     if (c.call.arguments.contains("fail"))
-      return output_from_call_result(json::parse(R"({"content":[{"type":"text","text":"boom"}],"isError":true})"), "get");
+      return output_from_call_result(
+          json::parse(R"({"content":[{"type":"text","text":"boom"}],"isError":true})"), "get");
     if (c.call.arguments.contains("plain"))
-      return output_from_call_result(json::parse(R"({"content":[{"type":"text","text":"plain"}]})"), "get");
+      return output_from_call_result(json::parse(R"({"content":[{"type":"text","text":"plain"}]})"),
+                                     "get");
     return output_from_call_result(
-        json::parse(R"({"content":[{"type":"text","text":"s"}],"structuredContent":{"k":"v"}})"), "get");
+        json::parse(R"({"content":[{"type":"text","text":"s"}],"structuredContent":{"k":"v"}})"),
+        "get");
   };
   host.set_tools({t});
   host.add_guard("acme", {"no-secret"}, [](const HookCall& c) -> std::optional<std::string> {
@@ -115,8 +130,12 @@ TEST(McpMapping, ThroughTheHost) {
   auto run = [&](json::object args) {
     return call_result_from(call(host, "get", std::move(args)));
   };
-  EXPECT_EQ(run({}), json::parse(R"({"content":[{"type":"text","text":"s"}],"structuredContent":{"k":"v"},"isError":false})"));
-  EXPECT_EQ(run({{"plain", true}}), json::parse(R"({"content":[{"type":"text","text":"plain"}],"isError":false})"));
+  EXPECT_EQ(
+      run({}),
+      json::parse(
+          R"({"content":[{"type":"text","text":"s"}],"structuredContent":{"k":"v"},"isError":false})"));
+  EXPECT_EQ(run({{"plain", true}}),
+            json::parse(R"({"content":[{"type":"text","text":"plain"}],"isError":false})"));
   auto failed = run({{"fail", true}});
   EXPECT_EQ(failed.at("isError"), true);
   EXPECT_EQ(failed.at("_meta").at("toolgate/error").at("code"), "tool_error");

@@ -40,9 +40,7 @@ TEST(Normalize, AResultOverTheSizeLimitBecomesSnapshotFailed) {
 TEST(Normalize, UnknownContentBlockTypesAreRejected) {
   Host host;
   ToolDefinition t = tool_returning(1);
-  t.render = [](const json::value&) {
-    return json::array{json::object{{"type", "hologram"}}};
-  };
+  t.render = [](const json::value&) { return json::array{json::object{{"type", "hologram"}}}; };
   host.register_tool(t);
   EXPECT_EQ(code_of(run(host)), "snapshot_failed");
 }
@@ -62,7 +60,9 @@ TEST(Finalize, ChangingIsErrorValueOrErrorFailsClosed) {
   const std::vector<std::function<void(ToolResult&)>> tamper = {
       [](ToolResult& r) { r.is_error = true; },
       [](ToolResult& r) { r.value = json::string("other"); },
-      [](ToolResult& r) { r.error = ErrorInfo{"x", "y", "z", "w", {}}; }};
+      [](ToolResult& r) {
+        r.error = ErrorInfo{"x", "y", "z", "w", {}};
+      }};
   for (const auto& t : tamper) {
     Host host;
     ToolDefinition d = tool_returning(json::string("secret content"));
@@ -104,9 +104,8 @@ TEST(Finalize, RunsForDeniedCallsToo) {
 TEST(Observers, SeeTheFrozenOutcomeAndTheirFailuresChangeNothing) {
   Fixture f;
   json::object seen;
-  f.host.add_result_observer("o", {"throws"}, [](const Outcome&) {
-    throw std::runtime_error("metrics backend down");
-  });
+  f.host.add_result_observer(
+      "o", {"throws"}, [](const Outcome&) { throw std::runtime_error("metrics backend down"); });
   f.host.add_result_observer("o", {"reads"}, [&](const Outcome& o) { seen = o.to_json(); });
   auto r = f.call("echo", {{"k", 1}});
   EXPECT_FALSE(r.is_error);
@@ -134,12 +133,8 @@ TEST(Events, ExactlyOneToolResultPerCallWhateverHappens) {
     if (c.arguments.contains("post")) throw std::runtime_error("p");
     return PostVerdict::accept();
   });
-  std::vector<json::object> inputs = {{},
-                                      {{"mode", "throw"}},
-                                      {{"mode", "deny"}},
-                                      {{"guard", 1}},
-                                      {{"post", 1}},
-                                      {{"fail", 1}}};
+  std::vector<json::object> inputs = {
+      {}, {{"mode", "throw"}}, {{"mode", "deny"}}, {{"guard", 1}}, {{"post", 1}}, {{"fail", 1}}};
   for (auto& in : inputs) f.call("echo", in);
   f.call("no-such-tool");
   ToolCall bad;

@@ -16,7 +16,9 @@ struct PluginFixture : Fixture {
     host.load_manifest(dir.write(id + ".json", manifest_for(id, path, config)));
   }
   void testkit(const json::object& config) { load("test.kit", test_plugin("testkit"), config); }
-  void c_status(const json::object& config) { load("test.c-status", test_plugin("c_status"), config); }
+  void c_status(const json::object& config) {
+    load("test.c-status", test_plugin("c_status"), config);
+  }
 };
 
 }  // namespace
@@ -205,9 +207,10 @@ TEST(PluginAbi, ToolsFromACPluginWithRenderAndFinalize) {
     EXPECT_TRUE(r.is_error);
     EXPECT_EQ(r.error->stage, "finalizeContent");
   }
-  const std::pair<const char*, const char*> outcomes[] = {
-      {"bad-json", "snapshot_failed"}, {"no-value", "snapshot_failed"},
-      {"error", "tool_error"}, {"timeout", "timeout"}};
+  const std::pair<const char*, const char*> outcomes[] = {{"bad-json", "snapshot_failed"},
+                                                          {"no-value", "snapshot_failed"},
+                                                          {"error", "tool_error"},
+                                                          {"timeout", "timeout"}};
   for (const auto& [mode, code] : outcomes) {
     PluginFixture f;
     f.c_status({{"tool", mode}});

@@ -23,7 +23,8 @@ std::vector<std::string> lines_of(const fs::path& p) {
   return out;
 }
 
-void write_lines(const fs::path& p, const std::vector<std::string>& lines, bool last_newline = true) {
+void write_lines(const fs::path& p, const std::vector<std::string>& lines,
+                 bool last_newline = true) {
   std::ofstream out(p, std::ios::trunc);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     out << lines[i];
@@ -33,14 +34,15 @@ void write_lines(const fs::path& p, const std::vector<std::string>& lines, bool 
 
 // Verifies `files` in order; "" when the chain holds, else "FILE:LINE: what"
 // with the file name only.
-std::string verify(const std::vector<fs::path>& files, bool genesis = true, std::uint64_t* records = nullptr) {
+std::string verify(const std::vector<fs::path>& files, bool genesis = true,
+                   std::uint64_t* records = nullptr) {
   audit::Verifier v(genesis);
   for (const auto& f : files)
     if (!v.feed_file(f.string())) break;
   if (records) *records = v.records();
   if (!v.problem()) return "";
-  return fs::path(v.problem()->file).filename().string() + ":" + std::to_string(v.problem()->line) + ": " +
-         v.problem()->what;
+  return fs::path(v.problem()->file).filename().string() + ":" + std::to_string(v.problem()->line) +
+         ": " + v.problem()->what;
 }
 
 // A fixture with the audit plugin, a rewriting pre-execute hook and a guard.
@@ -94,16 +96,19 @@ TEST(AuditPlugin, OneRecordPerCallWithIdentityHashesVerdictsAndGeneration) {
   EXPECT_TRUE(r[0].at("call").as_object().contains("parent_token"));
   EXPECT_EQ(r[0].at("outcome"), "ok");
   EXPECT_TRUE(r[0].at("generation").is_number());
-  EXPECT_EQ(r[0].at("sha256").at("original_arguments").as_string(), audit::json_sha256(json::object{{"name", "a"}}));
+  EXPECT_EQ(r[0].at("sha256").at("original_arguments").as_string(),
+            audit::json_sha256(json::object{{"name", "a"}}));
   EXPECT_EQ(r[0].at("sha256").at("final_arguments"), r[0].at("sha256").at("original_arguments"));
   EXPECT_EQ(r[0].at("rewritten"), false);
-  EXPECT_FALSE(has(lines[0], "\"name\":\"a\"")) << "arguments are hashed, never written: " << lines[0];
+  EXPECT_FALSE(has(lines[0], "\"name\":\"a\""))
+      << "arguments are hashed, never written: " << lines[0];
 
   // The rewrite: both hashes, and the trail keeps hashes of both sides.
   EXPECT_EQ(r[1].at("rewritten"), true);
   EXPECT_EQ(r[1].at("sha256").at("final_arguments").as_string(),
             audit::json_sha256(json::object{{"added", 1}, {"rewrite", true}}));
-  EXPECT_TRUE(has(lines[1], "\"arguments_after_sha256\":\"" + audit::json_sha256(json::object{{"rewrite", true}, {"added", 1}})))
+  EXPECT_TRUE(has(lines[1], "\"arguments_after_sha256\":\"" +
+                                audit::json_sha256(json::object{{"rewrite", true}, {"added", 1}})))
       << lines[1];
   EXPECT_FALSE(has(lines[1], "\"arguments_after\":"));
 
@@ -277,7 +282,8 @@ TEST(AuditPlugin, ConcurrentCallsAndTwoWritersOnOneLogKeepOneChain) {
 }
 
 TEST(AuditPlugin, FsyncPolicies) {
-  for (const json::value& policy : {json::value("always"), json::value("never"), json::value(1), json::value(10)}) {
+  for (const json::value& policy :
+       {json::value("always"), json::value("never"), json::value(1), json::value(10)}) {
     TempDir dir;
     const fs::path log = dir.path / "audit.jsonl";
     {

@@ -159,7 +159,7 @@ TEST(GuardPathsPlugin, ListsWildcardsAndNonStrings) {
   EXPECT_TRUE(has(r.error->message, "/path is not a path string"));
   r = f.call("fs.read", {{"file_path", json::object{{"p", "/etc/passwd"}}}});
   EXPECT_EQ(code_of(r), "denied");
-  EXPECT_FALSE(f.call("fs.read", {{"path", nullptr}}).is_error);  // left out
+  EXPECT_FALSE(f.call("fs.read", {{"path", nullptr}}).is_error);         // left out
   EXPECT_FALSE(f.call("fs.read", {{"other", "/etc/passwd"}}).is_error);  // not a path argument
 }
 
@@ -167,8 +167,9 @@ TEST(GuardPathsPlugin, ConfiguredPointersAndWriteTools) {
   PathsFixture f;
   f.add_tool("fs.copy", TG_TOOL_READ_ONLY);
   f.load("guard-paths",
-         f.config({{"arguments", json::array{json::object{{"tools", "fs.copy"},
-                                                          {"pointers", json::array{"/from", "/to/*/dest"}}}}},
+         f.config({{"arguments",
+                    json::array{json::object{{"tools", "fs.copy"},
+                                             {"pointers", json::array{"/from", "/to/*/dest"}}}}},
                    {"write_tools", json::array{"fs.copy"}}}));
   // Only fs.copy is covered now, and it counts as a write.
   EXPECT_FALSE(f.call("fs.read", {{"path", "/etc/passwd"}}).is_error);
@@ -193,16 +194,24 @@ TEST(GuardPathsPlugin, BadConfigs) {
   };
   std::vector<Case> cases = {
       {{}, "/plugins/0/config/read_roots", "missing required key"},
-      {{{"read_roots", json::array{"relative/dir"}}}, "/plugins/0/config/read_roots/0",
+      {{{"read_roots", json::array{"relative/dir"}}},
+       "/plugins/0/config/read_roots/0",
        "must be an absolute path"},
-      {{{"read_roots", "/tmp"}, {"unannotated", "maybe"}}, "/plugins/0/config/unannotated", "not one of"},
+      {{{"read_roots", "/tmp"}, {"unannotated", "maybe"}},
+       "/plugins/0/config/unannotated",
+       "not one of"},
       {{{"read_roots", "/tmp"}, {"roots", "/tmp"}}, "/plugins/0/config/roots", "unknown key"},
-      {{{"read_roots", "/tmp"}, {"arguments", json::array{json::object{{"pointers", json::array{"path"}}}}}},
-       "/plugins/0/config/arguments/0/pointers/0", "not a JSON Pointer"},
+      {{{"read_roots", "/tmp"},
+        {"arguments", json::array{json::object{{"pointers", json::array{"path"}}}}}},
+       "/plugins/0/config/arguments/0/pointers/0",
+       "not a JSON Pointer"},
       {{{"read_roots", "/tmp"}, {"arguments", json::array{json::object{{"tools", "x"}}}}},
-       "/plugins/0/config/arguments/0/pointers", "missing required key"},
+       "/plugins/0/config/arguments/0/pointers",
+       "missing required key"},
       {{{"read_roots", "/tmp"}, {"base", "rel"}}, "/plugins/0/config/base", "absolute"},
-      {{{"read_roots", "/tmp"}, {"builtin_deny", "no"}}, "/plugins/0/config/builtin_deny", "true or false"},
+      {{{"read_roots", "/tmp"}, {"builtin_deny", "no"}},
+       "/plugins/0/config/builtin_deny",
+       "true or false"},
   };
   for (const auto& c : cases) {
     LibraryFixture f;

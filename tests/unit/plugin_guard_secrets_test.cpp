@@ -71,18 +71,21 @@ TEST(GuardSecretsPlugin, OnlyOpenWorldToolsAndConfiguredGlobs) {
 
 TEST(GuardSecretsPlugin, SecretsHiddenInStructureOrEncodingsAreFound) {
   SecretsFixture f;
-  f.load("guard-secrets", {{"detectors", json::array{"private_key", "github_token", "aws_access_key"}}});
+  f.load("guard-secrets",
+         {{"detectors", json::array{"private_key", "github_token", "aws_access_key"}}});
   const std::string token = secret_samples()[3].second;
   const std::string aws = secret_samples()[1].second;
 
-  std::string why = f.send({{"headers", json::array{json::object{{"name", "x"}, {"value", sv(token)}}}}});
+  std::string why =
+      f.send({{"headers", json::array{json::object{{"name", "x"}, {"value", sv(token)}}}}});
   EXPECT_TRUE(has(why, "argument /headers/0/value")) << why;
 
   why = f.send({{"map", json::object{{sv(aws), "v"}}}});
   EXPECT_TRUE(has(why, "aws_access_key, in the key")) << why;
 
   // Zero-width spaces inside the token.
-  std::string split = token.substr(0, 10) + "\xE2\x80\x8B" + token.substr(10, 10) + "\xEF\xBB\xBF" + token.substr(20);
+  std::string split = token.substr(0, 10) + "\xE2\x80\x8B" + token.substr(10, 10) + "\xEF\xBB\xBF" +
+                      token.substr(20);
   EXPECT_TRUE(has(f.send({{"body", sv(split)}}), "github_token")) << split;
 
   // base64 of a private key block (the text has no "BEGIN" any more).
@@ -141,10 +144,12 @@ TEST(GuardSecretsPlugin, BadConfigs) {
     const char* text;
   };
   std::vector<C> cases = {
-      {{{"detectors", json::array{"jwt", "passwords"}}}, "/plugins/0/config/detectors/1",
+      {{{"detectors", json::array{"jwt", "passwords"}}},
+       "/plugins/0/config/detectors/1",
        "unknown detector \"passwords\"; known: private_key"},
       {{{"detectors", json::array{}}}, "/plugins/0/config/detectors", "at least one detector"},
-      {{{"entropy", json::object{{"threshold", 9}}}}, "/plugins/0/config/entropy/threshold",
+      {{{"entropy", json::object{{"threshold", 9}}}},
+       "/plugins/0/config/entropy/threshold",
        "number from 1 to 8"},
       {{{"entropy", json::object{{"min", 9}}}}, "/plugins/0/config/entropy/min", "unknown key"},
       {{{"open_world", false}}, "/plugins/0/config/open_world", "would check nothing"},

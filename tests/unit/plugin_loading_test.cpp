@@ -47,7 +47,8 @@ TEST_F(Loading, AValidPluginLoadsAndAnnouncesItself) {
 TEST_F(Loading, APluginBuiltForAnOlderMinorLoads) {
   // ABI 1.0 descriptors end before export_state: the host reads only the
   // fields that fit and treats the rest as absent.
-  host.load_manifest(dir.write("m.json", manifest_for("test.variant", test_plugin("variant_abi_1_0"))));
+  host.load_manifest(
+      dir.write("m.json", manifest_for("test.variant", test_plugin("variant_abi_1_0"))));
   EXPECT_EQ(host.describe().at("plugins").as_array().size(), 1u);
 }
 
@@ -82,7 +83,8 @@ TEST_F(Loading, MissingEntrySymbol) {
 TEST_F(Loading, MajorMismatchNamesBothVersions) {
   auto e = variant("major_mismatch");
   EXPECT_HAS(e, "ABI 2.0");
-  EXPECT_HAS(e, "ABI " + std::to_string(TOOLGATE_ABI_MAJOR) + "." + std::to_string(TOOLGATE_ABI_MINOR));
+  EXPECT_HAS(
+      e, "ABI " + std::to_string(TOOLGATE_ABI_MAJOR) + "." + std::to_string(TOOLGATE_ABI_MINOR));
 }
 
 TEST_F(Loading, NewerMinorIsRefused) {
@@ -98,11 +100,12 @@ TEST_F(Loading, InitFailureCarriesThePluginsMessage) {
 }
 
 TEST_F(Loading, RejectedConfigNamesTheJsonPath) {
-  auto e = load_error(manifest_for("test.kit", test_plugin("testkit"), {{"reject", "/limits/max"}}));
+  auto e =
+      load_error(manifest_for("test.kit", test_plugin("testkit"), {{"reject", "/limits/max"}}));
   EXPECT_HAS(e, "/plugins/0/config/limits/max");
   EXPECT_HAS(e, "testkit rejects this");
-  auto e2 = load_error(manifest_for("sample.timeout",
-                                    sample_plugin("sample_timeout_wrapper"), {{"timeout_ms", -5}}));
+  auto e2 = load_error(manifest_for("sample.timeout", sample_plugin("sample_timeout_wrapper"),
+                                    {{"timeout_ms", -5}}));
   EXPECT_HAS(e2, "/plugins/0/config/timeout_ms");
   EXPECT_HAS(e2, "positive integer");
 }
@@ -122,14 +125,15 @@ TEST_F(Loading, MissingManifest) {
 }
 
 TEST_F(Loading, AFailedLoadLeavesTheActiveGenerationUntouched) {
-  host.load_manifest(dir.write("a.json", manifest_for("test.kit", test_plugin("testkit"),
-                                                      {{"guard", "deny"}})));
+  host.load_manifest(
+      dir.write("a.json", manifest_for("test.kit", test_plugin("testkit"), {{"guard", "deny"}})));
   auto before = host.generation();
   auto text = json::serialize(json::object{
       {"toolgate", 1},
-      {"plugins", json::array{json::object{{"id", "test.c-status"}, {"path", test_plugin("c_status")}},
-                              json::object{{"id", "test.variant"},
-                                           {"path", test_plugin("variant_init_fails")}}}}});
+      {"plugins",
+       json::array{
+           json::object{{"id", "test.c-status"}, {"path", test_plugin("c_status")}},
+           json::object{{"id", "test.variant"}, {"path", test_plugin("variant_init_fails")}}}}});
   load_error(text);
   EXPECT_EQ(host.generation(), before);
   EXPECT_EQ(host.describe().at("plugins").as_array().size(), 1u);  // c_status not half-loaded
@@ -144,6 +148,8 @@ TEST_F(Loading, TheSamePluginCannotBeLoadedTwice) {
 }
 
 TEST_F(Loading, DisabledPluginsAreNotLoaded) {
-  host.load_manifest(dir.write("m.json", R"({"toolgate": 1, "plugins": [{"id": "test.variant", "path": "/nonexistent.so", "enabled": false}]})"));
+  host.load_manifest(dir.write(
+      "m.json",
+      R"({"toolgate": 1, "plugins": [{"id": "test.variant", "path": "/nonexistent.so", "enabled": false}]})"));
   EXPECT_TRUE(host.describe().at("plugins").as_array().empty());
 }

@@ -63,14 +63,21 @@ TEST(MetricsPlugin, CountsHistogramsAndDenialsAreWrittenAtShutdown) {
   const std::string text = slurp(out);
   EXPECT_TRUE(has_line(text, "# TYPE toolgate_calls_total counter")) << text;
   EXPECT_TRUE(has_line(text, "toolgate_calls_total{tool=\"echo\",outcome=\"ok\"} 2")) << text;
-  EXPECT_TRUE(has_line(text, "toolgate_calls_total{tool=\"echo\",outcome=\"tool_error\"} 1")) << text;
+  EXPECT_TRUE(has_line(text, "toolgate_calls_total{tool=\"echo\",outcome=\"tool_error\"} 1"))
+      << text;
   EXPECT_TRUE(has_line(text, "toolgate_calls_total{tool=\"echo\",outcome=\"denied\"} 1")) << text;
-  EXPECT_TRUE(has_line(text, "toolgate_calls_total{tool=\"we\\\"ird\\\\tool\",outcome=\"ok\"} 1")) << text;
+  EXPECT_TRUE(has_line(text, "toolgate_calls_total{tool=\"we\\\"ird\\\\tool\",outcome=\"ok\"} 1"))
+      << text;
   // The wrapper saw the three executed echo calls, not the denied one.
   EXPECT_TRUE(has_line(text, "# TYPE toolgate_tool_duration_seconds histogram")) << text;
-  EXPECT_EQ(value_of(text, "toolgate_tool_duration_seconds_count{tool=\"echo\"}").value_or(-1), 3.0) << text;
-  EXPECT_EQ(value_of(text, "toolgate_tool_duration_seconds_bucket{tool=\"echo\",le=\"+Inf\"}").value_or(-1), 3.0) << text;
-  EXPECT_GT(value_of(text, "toolgate_tool_duration_seconds_sum{tool=\"echo\"}").value_or(-1), 0.0) << text;
+  EXPECT_EQ(value_of(text, "toolgate_tool_duration_seconds_count{tool=\"echo\"}").value_or(-1), 3.0)
+      << text;
+  EXPECT_EQ(value_of(text, "toolgate_tool_duration_seconds_bucket{tool=\"echo\",le=\"+Inf\"}")
+                .value_or(-1),
+            3.0)
+      << text;
+  EXPECT_GT(value_of(text, "toolgate_tool_duration_seconds_sum{tool=\"echo\"}").value_or(-1), 0.0)
+      << text;
   // Buckets are cumulative: never decreasing, ending at the count.
   double prev = 0;
   int buckets = 0;
@@ -84,8 +91,12 @@ TEST(MetricsPlugin, CountsHistogramsAndDenialsAreWrittenAtShutdown) {
   }
   EXPECT_EQ(buckets, 16);  // 15 default bounds + +Inf
   // Per stage, one observation per trail entry: the test guard ran 5 times.
-  EXPECT_EQ(value_of(text, "toolgate_stage_duration_seconds_count{stage=\"guard\"}").value_or(-1), 5.0) << text;
-  EXPECT_EQ(value_of(text, "toolgate_stage_duration_seconds_count{stage=\"execute\"}").value_or(-1), 4.0) << text;
+  EXPECT_EQ(value_of(text, "toolgate_stage_duration_seconds_count{stage=\"guard\"}").value_or(-1),
+            5.0)
+      << text;
+  EXPECT_EQ(value_of(text, "toolgate_stage_duration_seconds_count{stage=\"execute\"}").value_or(-1),
+            4.0)
+      << text;
   EXPECT_TRUE(has_line(text, "toolgate_guard_denials_total{guard=\"test/no-deny\"} 1")) << text;
   EXPECT_TRUE(has_line(text, "toolgate_calls_in_flight 0")) << text;
 }
@@ -101,8 +112,10 @@ TEST(MetricsPlugin, CustomBucketsAndTheSeriesCap) {
     f.call("other");
   }
   const std::string text = slurp(out);
-  EXPECT_TRUE(has_line(text, "toolgate_tool_duration_seconds_bucket{tool=\"echo\",le=\"0.5\"} 1")) << text;
-  EXPECT_TRUE(has_line(text, "toolgate_tool_duration_seconds_bucket{tool=\"echo\",le=\"2\"} 1")) << text;
+  EXPECT_TRUE(has_line(text, "toolgate_tool_duration_seconds_bucket{tool=\"echo\",le=\"0.5\"} 1"))
+      << text;
+  EXPECT_TRUE(has_line(text, "toolgate_tool_duration_seconds_bucket{tool=\"echo\",le=\"2\"} 1"))
+      << text;
   EXPECT_TRUE(has_line(text, "toolgate_calls_total{tool=\"_other\",outcome=\"ok\"} 2")) << text;
   EXPECT_FALSE(has(text, "tool=\"other\"")) << text;
 }
@@ -143,7 +156,8 @@ TEST(MetricsPlugin, PeriodicWritesReplaceTheFileAtomically) {
   EXPECT_EQ(partial.load(), 0);
   struct stat after {};
   ASSERT_EQ(::stat(out.c_str(), &after), 0);
-  EXPECT_NE(before.st_ino, after.st_ino) << "the file is replaced by rename, not rewritten in place";
+  EXPECT_NE(before.st_ino, after.st_ino)
+      << "the file is replaced by rename, not rewritten in place";
   // No temp files are left behind.
   int files = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path)) ++files;
@@ -160,11 +174,15 @@ TEST(MetricsPlugin, BadConfigs) {
   };
   std::vector<C> cases = {
       {{}, "/plugins/0/config/path", "missing required key"},
-      {{{"path", (dir.path / "nope" / "m.prom").string()}}, "/plugins/0/config/path", "does not exist"},
+      {{{"path", (dir.path / "nope" / "m.prom").string()}},
+       "/plugins/0/config/path",
+       "does not exist"},
       {{{"path", p}, {"interval_ms", 10}}, "/plugins/0/config/interval_ms", "integer from 100"},
       {{{"path", p}, {"buckets", "fast"}}, "/plugins/0/config/buckets", "must be an array"},
       {{{"path", p}, {"buckets", json::array{}}}, "/plugins/0/config/buckets", "list 1 to 64"},
-      {{{"path", p}, {"buckets", json::array{1, 0.5}}}, "/plugins/0/config/buckets/1", "larger than the bound before"},
+      {{{"path", p}, {"buckets", json::array{1, 0.5}}},
+       "/plugins/0/config/buckets/1",
+       "larger than the bound before"},
       {{{"path", p}, {"buckets", json::array{0}}}, "/plugins/0/config/buckets/0", "above 0"},
       {{{"path", p}, {"max_tools", 0}}, "/plugins/0/config/max_tools", "integer from 1"},
       {{{"path", p}, {"file", "x"}}, "/plugins/0/config/file", "unknown key"},

@@ -16,7 +16,8 @@ json::object rules(json::array r, json::object extra = {}) {
 TEST(PolicyPlugin, ADenyRuleStopsTheCallBeforeTheBody) {
   LibraryFixture f;
   f.add_tool("shell.run", 0);
-  f.load("policy", rules({json::object{{"tools", "shell.*"}, {"verdict", "deny"}, {"reason", "no shell"}}}));
+  f.load("policy",
+         rules({json::object{{"tools", "shell.*"}, {"verdict", "deny"}, {"reason", "no shell"}}}));
   auto r = f.call("shell.run", {{"command", "ls"}});
   EXPECT_EQ(code_of(r), "denied");
   EXPECT_EQ(r.error->message, "no shell");
@@ -29,11 +30,13 @@ TEST(PolicyPlugin, ADenyRuleStopsTheCallBeforeTheBody) {
 
 TEST(PolicyPlugin, TheFirstMatchingRuleWins) {
   LibraryFixture f;
-  f.load("policy", rules({
-      json::object{{"when", json::array{json::object{{"pointer", "/mode"}, {"equals", "safe"}}}},
-                   {"verdict", "allow"}},
-      json::object{{"verdict", "deny"}, {"reason", "only safe mode"}},
-  }));
+  f.load("policy",
+         rules({
+             json::object{
+                 {"when", json::array{json::object{{"pointer", "/mode"}, {"equals", "safe"}}}},
+                 {"verdict", "allow"}},
+             json::object{{"verdict", "deny"}, {"reason", "only safe mode"}},
+         }));
   EXPECT_FALSE(f.call("echo", {{"mode", "safe"}}).is_error);
   EXPECT_EQ(code_of(f.call("echo", {{"mode", "fast"}})), "denied");
   EXPECT_EQ(code_of(f.call("echo")), "denied");
@@ -44,8 +47,9 @@ TEST(PolicyPlugin, ToolGlobsSupportExclusions) {
   LibraryFixture f;
   f.add_tool("fs.read", 0);
   f.add_tool("fs.write", 0);
-  f.load("policy", rules({json::object{
-      {"tools", json::array{"fs.*", "!fs.read"}}, {"verdict", "deny"}, {"reason", "read only"}}}));
+  f.load("policy", rules({json::object{{"tools", json::array{"fs.*", "!fs.read"}},
+                                       {"verdict", "deny"},
+                                       {"reason", "read only"}}}));
   EXPECT_FALSE(f.call("fs.read").is_error);
   EXPECT_EQ(code_of(f.call("fs.write")), "denied");
 }
@@ -59,31 +63,54 @@ TEST(PolicyPlugin, EveryConditionKind) {
   };
   std::vector<Case> cases = {
       {"equals string", {{"pointer", "/m"}, {"equals", "x"}}, {{"m", "x"}}, {{"m", "xx"}}},
-      {"equals number across int/double", {{"pointer", "/n"}, {"equals", 1}}, {{"n", 1.0}}, {{"n", 2}}},
+      {"equals number across int/double",
+       {{"pointer", "/n"}, {"equals", 1}},
+       {{"n", 1.0}},
+       {{"n", 2}}},
       {"equals bool", {{"pointer", "/b"}, {"equals", true}}, {{"b", true}}, {{"b", "true"}}},
       {"equals null", {{"pointer", "/z"}, {"equals", nullptr}}, {{"z", nullptr}}, {{"z", 0}}},
-      {"equals object", {{"pointer", "/o"}, {"equals", json::object{{"k", 1}}}},
-       {{"o", json::object{{"k", 1}}}}, {{"o", json::object{{"k", 2}}}}},
-      {"equals nested pointer", {{"pointer", "/a/b~1c/0"}, {"equals", "v"}},
-       {{"a", json::object{{"b/c", json::array{"v"}}}}}, {{"a", json::object{{"b/c", json::array{"w"}}}}}},
-      {"one_of", {{"pointer", "/br"}, {"one_of", json::array{"main", "release"}}},
-       {{"br", "release"}}, {{"br", "dev"}}},
-      {"glob", {{"pointer", "/p"}, {"glob", "*.lock"}}, {{"p", "a/Cargo.lock"}}, {{"p", "a.lock.txt"}}},
+      {"equals object",
+       {{"pointer", "/o"}, {"equals", json::object{{"k", 1}}}},
+       {{"o", json::object{{"k", 1}}}},
+       {{"o", json::object{{"k", 2}}}}},
+      {"equals nested pointer",
+       {{"pointer", "/a/b~1c/0"}, {"equals", "v"}},
+       {{"a", json::object{{"b/c", json::array{"v"}}}}},
+       {{"a", json::object{{"b/c", json::array{"w"}}}}}},
+      {"one_of",
+       {{"pointer", "/br"}, {"one_of", json::array{"main", "release"}}},
+       {{"br", "release"}},
+       {{"br", "dev"}}},
+      {"glob",
+       {{"pointer", "/p"}, {"glob", "*.lock"}},
+       {{"p", "a/Cargo.lock"}},
+       {{"p", "a.lock.txt"}}},
       {"glob on a non-string", {{"pointer", "/p"}, {"glob", "*"}}, {{"p", "x"}}, {{"p", 5}}},
-      {"regex is unanchored", {{"pointer", "/c"}, {"regex", "push .*--force"}},
-       {{"c", "git push origin --force"}}, {{"c", "git push origin"}}},
-      {"regex anchored", {{"pointer", "/c"}, {"regex", "^ls( |$)"}}, {{"c", "ls -l"}}, {{"c", "xls"}}},
-      {"prefix", {{"pointer", "/u"}, {"prefix", "https://internal."}},
-       {{"u", "https://internal.example"}}, {{"u", "http://internal.example"}}},
+      {"regex is unanchored",
+       {{"pointer", "/c"}, {"regex", "push .*--force"}},
+       {{"c", "git push origin --force"}},
+       {{"c", "git push origin"}}},
+      {"regex anchored",
+       {{"pointer", "/c"}, {"regex", "^ls( |$)"}},
+       {{"c", "ls -l"}},
+       {{"c", "xls"}}},
+      {"prefix",
+       {{"pointer", "/u"}, {"prefix", "https://internal."}},
+       {{"u", "https://internal.example"}},
+       {{"u", "http://internal.example"}}},
       {"exists true", {{"pointer", "/d"}, {"exists", true}}, {{"d", nullptr}}, {}},
       {"exists false", {{"pointer", "/d"}, {"exists", false}}, {}, {{"d", 1}}},
       {"not", {{"pointer", "/m"}, {"equals", "x"}, {"not", true}}, {{"m", "y"}}, {{"m", "x"}}},
-      {"not on an absent value", {{"pointer", "/m"}, {"prefix", "x"}, {"not", true}}, {}, {{"m", "xa"}}},
+      {"not on an absent value",
+       {{"pointer", "/m"}, {"prefix", "x"}, {"not", true}},
+       {},
+       {{"m", "xa"}}},
   };
   for (const auto& c : cases) {
     LibraryFixture f;
-    f.load("policy", rules({json::object{
-        {"when", json::array{c.cond}}, {"verdict", "deny"}, {"reason", "matched"}}}));
+    f.load("policy",
+           rules({json::object{
+               {"when", json::array{c.cond}}, {"verdict", "deny"}, {"reason", "matched"}}}));
     EXPECT_EQ(code_of(f.call("echo", c.yes)), "denied") << c.name;
     EXPECT_FALSE(f.call("echo", c.no).is_error) << c.name;
   }
@@ -91,10 +118,11 @@ TEST(PolicyPlugin, EveryConditionKind) {
 
 TEST(PolicyPlugin, AllConditionsOfARuleMustHold) {
   LibraryFixture f;
-  f.load("policy", rules({json::object{
-      {"when", json::array{json::object{{"pointer", "/a"}, {"equals", 1}},
-                           json::object{{"pointer", "/b"}, {"equals", 2}}}},
-      {"verdict", "deny"}, {"reason", "both"}}}));
+  f.load("policy",
+         rules({json::object{{"when", json::array{json::object{{"pointer", "/a"}, {"equals", 1}},
+                                                  json::object{{"pointer", "/b"}, {"equals", 2}}}},
+                             {"verdict", "deny"},
+                             {"reason", "both"}}}));
   EXPECT_FALSE(f.call("echo", {{"a", 1}}).is_error);
   EXPECT_FALSE(f.call("echo", {{"b", 2}}).is_error);
   EXPECT_EQ(code_of(f.call("echo", {{"a", 1}, {"b", 2}})), "denied");
@@ -119,19 +147,22 @@ TEST(PolicyPlugin, AnAllowRuleTurnsAnEarlierAskIntoAllow) {
   LibraryFixture f;
   f.host.add_pre_execute("asker", HookOptions("ask", {}, 10),
                          [](const HookCall&) { return PreVerdict::ask("asker"); });
-  f.load("policy", rules({json::object{
-      {"when", json::array{json::object{{"pointer", "/trusted"}, {"equals", true}}}},
-      {"verdict", "allow"}}}));
+  f.load("policy",
+         rules({json::object{
+             {"when", json::array{json::object{{"pointer", "/trusted"}, {"equals", true}}}},
+             {"verdict", "allow"}}}));
   EXPECT_FALSE(f.call("echo", {{"trusted", true}}).is_error);
   EXPECT_EQ(code_of(f.call("echo", {{"trusted", false}})), "approval_unavailable");
 }
 
 TEST(PolicyPlugin, RewritesSetAndRemoveFields) {
   LibraryFixture f;
-  f.load("policy", rules({json::object{
-      {"tools", "echo"},
-      {"set", json::object{{"/limits/timeout", 30}, {"/mode", "safe"}, {"/list/-", "added"}}},
-      {"remove", json::array{"/force", "/absent/deep"}}}}));
+  f.load(
+      "policy",
+      rules({json::object{
+          {"tools", "echo"},
+          {"set", json::object{{"/limits/timeout", 30}, {"/mode", "safe"}, {"/list/-", "added"}}},
+          {"remove", json::array{"/force", "/absent/deep"}}}}));
   auto r = f.call("echo", {{"force", true}, {"mode", "fast"}, {"list", json::array{"a"}}});
   ASSERT_FALSE(r.is_error) << json::serialize(r.to_json());
   EXPECT_EQ(*r.value, (json::object{{"mode", "safe"},
@@ -178,26 +209,32 @@ TEST(PolicyPlugin, BadConfigsNameTheKeyAndTheFix) {
   };
   std::vector<Case> cases = {
       {{{"rule", json::array{}}}, "/plugins/0/config/rule", "unknown key \"rule\""},
-      {rules({json::object{{"verdit", "deny"}}}), "/plugins/0/config/rules/0/verdit", "unknown key"},
+      {rules({json::object{{"verdit", "deny"}}}), "/plugins/0/config/rules/0/verdit",
+       "unknown key"},
       {rules({json::object{{"verdict", "block"}}}), "/plugins/0/config/rules/0/verdict",
        "\"block\" is not one of \"keep\", \"allow\", \"ask\", \"deny\""},
-      {rules({json::object{{"verdict", "deny"}}}), "/plugins/0/config/rules/0/reason", "needs a reason"},
-      {rules({json::object{{"tools", 3}}}), "/plugins/0/config/rules/0/tools", "string or an array"},
-      {rules({json::object{{"when", json::array{json::object{{"pointer", "path"}, {"exists", true}}}}}}),
+      {rules({json::object{{"verdict", "deny"}}}), "/plugins/0/config/rules/0/reason",
+       "needs a reason"},
+      {rules({json::object{{"tools", 3}}}), "/plugins/0/config/rules/0/tools",
+       "string or an array"},
+      {rules({json::object{
+           {"when", json::array{json::object{{"pointer", "path"}, {"exists", true}}}}}}),
        "/plugins/0/config/rules/0/when/0/pointer", "is not a JSON Pointer"},
       {rules({json::object{{"when", json::array{json::object{{"pointer", "/a"}}}}}}),
        "/plugins/0/config/rules/0/when/0", "exactly one of"},
       {rules({json::object{{"when", json::array{json::object{
-           {"pointer", "/a"}, {"equals", 1}, {"prefix", "x"}}}}}}),
+                                        {"pointer", "/a"}, {"equals", 1}, {"prefix", "x"}}}}}}),
        "/plugins/0/config/rules/0/when/0", "(it has 2)"},
-      {rules({json::object{{"when", json::array{json::object{{"pointer", "/a"}, {"regex", "(unclosed"}}}}}}),
+      {rules({json::object{
+           {"when", json::array{json::object{{"pointer", "/a"}, {"regex", "(unclosed"}}}}}}),
        "/plugins/0/config/rules/0/when/0/regex", "not a valid RE2"},
-      {rules({json::object{{"when", json::array{json::object{{"pointer", "/a"}, {"one_of", json::array{}}}}}}}),
+      {rules({json::object{
+           {"when", json::array{json::object{{"pointer", "/a"}, {"one_of", json::array{}}}}}}}),
        "/plugins/0/config/rules/0/when/0/one_of", "at least one"},
       {rules({json::object{{"set", json::object{{"x", 1}}}}}), "/plugins/0/config/rules/0/set/x",
        "is not a JSON Pointer"},
-      {rules({json::object{{"remove", json::array{"/ok", 5}}}}), "/plugins/0/config/rules/0/remove/1",
-       "must be a string"},
+      {rules({json::object{{"remove", json::array{"/ok", 5}}}}),
+       "/plugins/0/config/rules/0/remove/1", "must be a string"},
       {{{"default", "deny"}}, "/plugins/0/config/default_reason", "needs a reason"},
       {{{"rules", json::object{}}}, "/plugins/0/config/rules", "must be an array"},
   };

@@ -26,12 +26,14 @@ json::object limit(json::object l) { return {{"limits", json::array{std::move(l)
 
 TEST(RateLimitPlugin, PerSessionBucketsDenyWithTheTimeToTheNextToken) {
   LibraryFixture f;
-  f.load("rate-limit", limit({{"name", "echo"}, {"tools", "echo"}, {"count", 2}, {"seconds", 3600}}));
+  f.load("rate-limit",
+         limit({{"name", "echo"}, {"tools", "echo"}, {"count", 2}, {"seconds", 3600}}));
   EXPECT_FALSE(call_in(f, "echo", "a").is_error);
   EXPECT_FALSE(call_in(f, "echo", "a").is_error);
   auto r = call_in(f, "echo", "a");
   EXPECT_EQ(code_of(r), "denied");
-  EXPECT_TRUE(has(r.error->message, "rate limit \"echo\" (2 per 3600 s per session) exceeded by echo"))
+  EXPECT_TRUE(
+      has(r.error->message, "rate limit \"echo\" (2 per 3600 s per session) exceeded by echo"))
       << r.error->message;
   EXPECT_TRUE(has(r.error->message, "next call is allowed in 1800.")) << r.error->message;
   EXPECT_EQ(*f.body_runs, 2);
@@ -57,12 +59,14 @@ TEST(RateLimitPlugin, BucketsRefill) {
 TEST(RateLimitPlugin, ADeniedCallGivesBackTheTokensOtherLimitsTook) {
   LibraryFixture f;
   f.add_tool("x", 0);
-  f.load("rate-limit", {{"limits", json::array{
-      json::object{{"name", "all"}, {"count", 2}, {"seconds", 3600}},
-      json::object{{"name", "x"}, {"tools", "x"}, {"count", 1}, {"seconds", 3600}}}}});
-  EXPECT_FALSE(f.call("x").is_error);                 // all: 1 left, x: 0
+  f.load("rate-limit",
+         {{"limits",
+           json::array{
+               json::object{{"name", "all"}, {"count", 2}, {"seconds", 3600}},
+               json::object{{"name", "x"}, {"tools", "x"}, {"count", 1}, {"seconds", 3600}}}}});
+  EXPECT_FALSE(f.call("x").is_error);                     // all: 1 left, x: 0
   EXPECT_TRUE(has(f.call("x").error->message, "\"x\""));  // denied by x; "all" refunded
-  EXPECT_FALSE(f.call("echo").is_error);              // all: 0 left
+  EXPECT_FALSE(f.call("echo").is_error);                  // all: 0 left
   EXPECT_TRUE(has(f.call("echo").error->message, "\"all\""));
 }
 
@@ -103,8 +107,10 @@ TEST(RateLimitPlugin, BadConfigs) {
       {{{"limits", json::array{}}}, "/plugins/0/config/limits", "at least one limit"},
       {limit({{"seconds", 1}}), "/plugins/0/config/limits/0/count", "missing required key"},
       {limit({{"count", 1}, {"seconds", 0}}), "/plugins/0/config/limits/0/seconds", "number from"},
-      {limit({{"count", 1}, {"seconds", 1}, {"per", "user"}}), "/plugins/0/config/limits/0/per", "not one of"},
-      {limit({{"count", 1}, {"seconds", 1}, {"rate", 1}}), "/plugins/0/config/limits/0/rate", "unknown key"},
+      {limit({{"count", 1}, {"seconds", 1}, {"per", "user"}}), "/plugins/0/config/limits/0/per",
+       "not one of"},
+      {limit({{"count", 1}, {"seconds", 1}, {"rate", 1}}), "/plugins/0/config/limits/0/rate",
+       "unknown key"},
   };
   for (const auto& c : cases) {
     LibraryFixture f;
@@ -121,8 +127,9 @@ TEST(RateLimitPlugin, BucketsSurviveAHotReload) {
   auto manifest = [&](json::object extra_limit_keys, int max_sessions) {
     json::object l{{"name", "echo"}, {"tools", "echo"}, {"count", 2}, {"seconds", 3600}};
     for (auto& kv : extra_limit_keys) l[kv.key()] = kv.value();
-    return f.dir.write("m.json", manifest_for("toolgate.rate-limit", library_plugin("rate-limit"),
-                                              {{"max_sessions", max_sessions}, {"limits", json::array{l}}}));
+    return f.dir.write("m.json",
+                       manifest_for("toolgate.rate-limit", library_plugin("rate-limit"),
+                                    {{"max_sessions", max_sessions}, {"limits", json::array{l}}}));
   };
   ReloadOptions ro;
   ro.manifests = {manifest({}, 100)};
@@ -173,7 +180,9 @@ TEST(RateLimitPlugin, ImportRefusesAnIncompatibleState) {
   api.struct_size = sizeof api;
   api.abi_major = TOOLGATE_ABI_MAJOR;
   api.abi_minor = TOOLGATE_ABI_MINOR;
-  api.register_guard = [](tg_init_ctx*, const tg_hook_options*, tg_guard_fn) -> tg_status { return TG_OK; };
+  api.register_guard = [](tg_init_ctx*, const tg_hook_options*, tg_guard_fn) -> tg_status {
+    return TG_OK;
+  };
   api.init_error = [](tg_init_ctx*, const char*) {};
   api.reject_config = [](tg_init_ctx*, const char*, const char*) {};
   const std::string config = R"({"limits":[{"name":"n","count":1,"seconds":3600}]})";
@@ -194,8 +203,14 @@ TEST(RateLimitPlugin, ImportRefusesAnIncompatibleState) {
   EXPECT_NE(import(R"({"format":"acme.rate","version":1,"limits":[]})"), TG_OK);
   EXPECT_NE(import(R"([])"), TG_OK);
   EXPECT_NE(import(R"({"format":"toolgate.rate-limit","version":1})"), TG_OK);
-  EXPECT_NE(import(R"({"format":"toolgate.rate-limit","version":1,"limits":[{"name":"n","per":"session","tokens":"many","sessions":[]}]})"), TG_OK);
-  EXPECT_NE(import(R"({"format":"toolgate.rate-limit","version":1,"limits":[{"name":"n","per":"session","tokens":1,"sessions":[["s",-1,0]]}]})"), TG_OK);
+  EXPECT_NE(
+      import(
+          R"({"format":"toolgate.rate-limit","version":1,"limits":[{"name":"n","per":"session","tokens":"many","sessions":[]}]})"),
+      TG_OK);
+  EXPECT_NE(
+      import(
+          R"({"format":"toolgate.rate-limit","version":1,"limits":[{"name":"n","per":"session","tokens":1,"sessions":[["s",-1,0]]}]})"),
+      TG_OK);
   d->shutdown(state);
   ::dlclose(h);
 }

@@ -15,7 +15,8 @@ TEST(TimeoutPlugin, DefaultAndPerToolDeadlines) {
   f.host.register_tool(toolgate::samples::slow_tool());
   f.add_tool("slow.other", 0, [](const ToolContext& ctx) {
     ctx.signal->wait_for(5s);
-    return ctx.signal->fired() ? ToolOutput::failure("stopped", "timeout") : ToolOutput::success("done");
+    return ctx.signal->fired() ? ToolOutput::failure("stopped", "timeout")
+                               : ToolOutput::success("done");
   });
   f.load("timeout", {{"default_ms", 30},
                      {"tools", json::array{json::object{{"tools", "slow"}, {"ms", 2000}}}}});
@@ -133,7 +134,8 @@ TEST(RetryPlugin, BadConfigs) {
   std::vector<C> cases = {
       {{{"max_attempts", 0}}, "/plugins/0/config/max_attempts", "integer from 1 to 100"},
       {{{"retry_on", json::array{"denied"}}}, "/plugins/0/config/retry_on/0", "cannot be retried"},
-      {{{"initial_backoff_ms", 500}, {"max_backoff_ms", 100}}, "/plugins/0/config/max_backoff_ms",
+      {{{"initial_backoff_ms", 500}, {"max_backoff_ms", 100}},
+       "/plugins/0/config/max_backoff_ms",
        "must not be smaller"},
       {{{"jitter", 2}}, "/plugins/0/config/jitter", "number from 0 to 1"},
       {{{"attempts", 2}}, "/plugins/0/config/attempts", "unknown key"},

@@ -49,9 +49,8 @@ TEST(PostExecute, BlockTurnsASuccessIntoAnErrorCarryingTheReason) {
 
 TEST(PostExecute, AfterABlockNoLaterHookCanTurnItBackIntoSuccess) {
   Fixture f;
-  f.host.add_post_execute("p", {"block", {}, 10}, [](const HookCall&) {
-    return PostVerdict::block("blocked");
-  });
+  f.host.add_post_execute("p", {"block", {}, 10},
+                          [](const HookCall&) { return PostVerdict::block("blocked"); });
   f.host.add_post_execute("p", {"revive", {}, 0}, [](const HookCall& c) {
     EXPECT_TRUE(c.denied);
     return PostVerdict::replace(text_result("all fine"));
@@ -64,9 +63,8 @@ TEST(PostExecute, AfterABlockNoLaterHookCanTurnItBackIntoSuccess) {
 
 TEST(PostExecute, RunsForDeniedCallsAndCannotTurnADenialIntoSuccess) {
   Fixture f;
-  f.host.add_guard("sec", {"no"}, [](const HookCall&) -> std::optional<std::string> {
-    return "forbidden";
-  });
+  f.host.add_guard("sec", {"no"},
+                   [](const HookCall&) -> std::optional<std::string> { return "forbidden"; });
   bool saw_denied = false;
   f.host.add_post_execute("p", {"launder"}, [&](const HookCall& c) {
     saw_denied = c.denied;

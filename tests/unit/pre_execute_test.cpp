@@ -8,15 +8,17 @@ TEST(DefaultPath, NothingRegisteredRunsTheToolAndRendersText) {
   ToolDefinition t;
   t.name = "greet";
   t.execute = [](const ToolContext& c) {
-    return ToolOutput::success(json::string("Hello, " + std::string(c.call.arguments.at("name").as_string()) + "!"));
+    return ToolOutput::success(
+        json::string("Hello, " + std::string(c.call.arguments.at("name").as_string()) + "!"));
   };
   host.register_tool(t);
   ToolCall c;
   c.identity.tool = "greet";
   c.arguments = json::object{{"name", "World"}};
   auto r = host.call(std::move(c));
-  EXPECT_EQ(json::serialize(r.to_json()),
-            R"({"isError":false,"content":[{"type":"text","text":"Hello, World!"}],"value":"Hello, World!"})");
+  EXPECT_EQ(
+      json::serialize(r.to_json()),
+      R"({"isError":false,"content":[{"type":"text","text":"Hello, World!"}],"value":"Hello, World!"})");
 }
 
 TEST(DefaultPath, NonStringValueRendersAsJsonText) {
@@ -126,9 +128,8 @@ TEST(PreExecute, HigherPriorityRunsFirstThenRegistrationOrder) {
 TEST(PreExecute, AThrowingHookEndsTheCallAsPluginErrorAndSkipsEverything) {
   Fixture f;
   int guards = 0, post = 0;
-  f.host.add_pre_execute("t", {"boom"}, [](const HookCall&) -> PreVerdict {
-    throw std::runtime_error("kaput");
-  });
+  f.host.add_pre_execute("t", {"boom"},
+                         [](const HookCall&) -> PreVerdict { throw std::runtime_error("kaput"); });
   f.host.add_guard("g", {"count"}, [&](const HookCall&) -> std::optional<std::string> {
     ++guards;
     return std::nullopt;
@@ -202,6 +203,7 @@ TEST(Registration, DuplicateHookIdsAreRefused) {
   f.host.add_guard("sec", {"g"}, [](const HookCall&) { return std::nullopt; });
   EXPECT_THROW(f.host.add_guard("sec", {"g"}, [](const HookCall&) { return std::nullopt; }),
                std::invalid_argument);
-  EXPECT_THROW(f.host.add_pre_execute("sec", {"g"}, [](const HookCall&) { return PreVerdict::keep(); }),
-               std::invalid_argument);
+  EXPECT_THROW(
+      f.host.add_pre_execute("sec", {"g"}, [](const HookCall&) { return PreVerdict::keep(); }),
+      std::invalid_argument);
 }

@@ -66,7 +66,8 @@ struct ReloadFixture {
     return host->call(std::move(c));
   }
   // Waits (generously) for an event of `type`; returns its data.
-  std::optional<json::object> wait_for(const std::string& type, std::chrono::seconds max = std::chrono::seconds(10)) {
+  std::optional<json::object> wait_for(const std::string& type,
+                                       std::chrono::seconds max = std::chrono::seconds(10)) {
     auto until = std::chrono::steady_clock::now() + max;
     while (std::chrono::steady_clock::now() < until) {
       auto ev = recorder->of_type(type);
@@ -154,7 +155,8 @@ TEST(Reload, EightCallersFiftySwapsNoCallUnguardedNoneFailed) {
   std::set<std::string> guarded;
   for (const auto& e : f.recorder->snapshot()) {
     if (e.type == "tool/result") served[e.call_id] = e.generation;
-    if (e.type == "hook/result" && e.data.at("source") == "reload.guard/guard") guarded.insert(e.call_id);
+    if (e.type == "hook/result" && e.data.at("source") == "reload.guard/guard")
+      guarded.insert(e.call_id);
   }
   int checked = 0;
   for (const auto& per_thread : seen)
@@ -215,9 +217,11 @@ TEST(Reload, EveryFailureLeavesTheOldGenerationServing) {
       {"missing entry symbol", [](ReloadFixture& f) { f.install("variant_no_entry"); },
        "does not export the entry symbol"},
       {"ABI mismatch", [](ReloadFixture& f) { f.install("variant_major_mismatch"); }, "ABI 2.0"},
-      {"crash in init, caught by the probe", [](ReloadFixture& f) { f.install("reload_guard_crash_init"); },
+      {"crash in init, caught by the probe",
+       [](ReloadFixture& f) { f.install("reload_guard_crash_init"); },
        "crashed in the probe process", true},
-      {"exit(0) in init, caught by the probe", [](ReloadFixture& f) { f.install("reload_guard_exit_init"); },
+      {"exit(0) in init, caught by the probe",
+       [](ReloadFixture& f) { f.install("reload_guard_exit_init"); },
        "crashed in the probe process (it ended with exit status 0", true},
       {"error in init", [](ReloadFixture& f) { f.install("reload_guard_fail_init"); },
        "reload_guard refuses to start"},
@@ -233,9 +237,11 @@ TEST(Reload, EveryFailureLeavesTheOldGenerationServing) {
          fs::rename(f.dir.path / ".t", f.plugin);
        },
        "cannot be loaded"},
-      {"a build that drops the locked guard", [](ReloadFixture& f) { f.install("reload_guard_drop_guard"); },
+      {"a build that drops the locked guard",
+       [](ReloadFixture& f) { f.install("reload_guard_drop_guard"); },
        "would drop it: guard hook reload.guard/guard is locked"},
-      {"the new version refuses the state", [](ReloadFixture& f) { f.install("reload_guard_refuse_state"); },
+      {"the new version refuses the state",
+       [](ReloadFixture& f) { f.install("reload_guard_refuse_state"); },
        "refused the old version's state"},
       {"plugin file deleted", [](ReloadFixture& f) { fs::remove(f.plugin); }, "does not exist"},
   };
@@ -257,7 +263,8 @@ TEST(Reload, EveryFailureLeavesTheOldGenerationServing) {
     EXPECT_FALSE(f.greet("B").is_error);
     auto failed = f.recorder->of_type("plugin/reload-failed");
     ASSERT_EQ(failed.size(), 1u);
-    EXPECT_NE(std::string(failed[0].data.at("error").as_string()).find(c.expect), std::string::npos);
+    EXPECT_NE(std::string(failed[0].data.at("error").as_string()).find(c.expect),
+              std::string::npos);
     // And once fixed, it reloads.
     f.write_manifest("{}");
     f.install("reload_guard_b");

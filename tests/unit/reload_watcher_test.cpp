@@ -22,7 +22,8 @@ struct CountingWatcher {
   // Waits until at least `n` changes were reported (or 10 s passed).
   bool wait_for(int n) {
     auto until = std::chrono::steady_clock::now() + 10s;
-    while (changes.load() < n && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(2ms);
+    while (changes.load() < n && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(2ms);
     return changes.load() >= n;
   }
   // Nothing more is reported within a while (debounce 5 ms + stability 5 ms).

@@ -11,8 +11,8 @@ namespace tgtest {
 
 inline std::string private_key_block() {
   return std::string("-----BEGIN ") + "OPENSSH PRIVATE KEY-----\n" +
-         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n" +
-         "-----END " + "OPENSSH PRIVATE KEY-----";
+         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n" + "-----END " +
+         "OPENSSH PRIVATE KEY-----";
 }
 
 // (detector, sample) for every pattern detector and high_entropy.
@@ -20,15 +20,18 @@ inline std::vector<std::pair<std::string, std::string>> secret_samples() {
   return {
       {"private_key", private_key_block()},
       {"aws_access_key", std::string("AKIA") + "IOSFODNN7EXAMPLE"},
-      {"aws_secret_key", std::string("aws_secret_access_key = ") + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"},
+      {"aws_secret_key",
+       std::string("aws_secret_access_key = ") + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"},
       {"github_token", std::string("ghp_") + "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"},
       {"gitlab_token", std::string("glpat-") + "xYz12345AbCdEfGhIjKl"},
       {"slack_token", std::string("xoxb-") + "123456789012-abcdefABCDEF"},
-      {"slack_webhook", std::string("https://hooks.slack.com/services/") + "T0000/B0000/XXXXXXXXXXXX"},
+      {"slack_webhook",
+       std::string("https://hooks.slack.com/services/") + "T0000/B0000/XXXXXXXXXXXX"},
       {"google_api_key", std::string("AIza") + "SyA1234567890abcdefghijklmnopqrstuv"},
       {"stripe_key", std::string("sk_live_") + "4eC39HqLyjWDarjtT1zdp7dc"},
       {"sk_api_key", std::string("sk-proj-") + "abcdefghijklmnopqrstuvwxyz012345"},
-      {"jwt", std::string("eyJhbGciOiJIUzI1NiJ9.") + "eyJzdWIiOiIxMjM0NTY3ODkwIn0." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"},
+      {"jwt", std::string("eyJhbGciOiJIUzI1NiJ9.") + "eyJzdWIiOiIxMjM0NTY3ODkwIn0." +
+                  "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"},
       {"url_credentials", std::string("https://deploy:") + "hunter2@git.example.com/repo.git"},
       {"high_entropy", std::string("q8Zr3XvB7mN2") + "pL9sKd4FhT6wYc1G"},
   };

@@ -4,8 +4,8 @@
 
 #include <toolgate/host.hpp>
 
-#include <boost/json.hpp>
 #include <gtest/gtest.h>
+#include <boost/json.hpp>
 
 #include <atomic>
 #include <filesystem>

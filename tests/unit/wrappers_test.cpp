@@ -27,13 +27,14 @@ TEST(Wrappers, FirstRegisteredIsOutermost) {
 TEST(Wrappers, RetryCallsNextAgainAndSeesToolErrors) {
   Fixture f;
   std::vector<bool> seen_errors;
-  f.host.add_execute_wrapper("w", {"retry"}, [&](const HookCall&, const std::shared_ptr<Signal>& s,
-                                                 Next& next) -> const ExecResult& {
-    const ExecResult* r = &next(s);
-    seen_errors.push_back(r->is_error);
-    if (r->is_error) r = &next(s);
-    return *r;
-  });
+  f.host.add_execute_wrapper(
+      "w", {"retry"},
+      [&](const HookCall&, const std::shared_ptr<Signal>& s, Next& next) -> const ExecResult& {
+        const ExecResult* r = &next(s);
+        seen_errors.push_back(r->is_error);
+        if (r->is_error) r = &next(s);
+        return *r;
+      });
   auto r = f.call("echo", {{"fail", true}});
   EXPECT_EQ(*f.body_runs, 2);
   EXPECT_EQ(seen_errors, std::vector<bool>{true});
@@ -44,10 +45,11 @@ TEST(Wrappers, RetryCallsNextAgainAndSeesToolErrors) {
 
 TEST(Wrappers, NotCallingNextMeansFailing) {
   Fixture f;
-  f.host.add_execute_wrapper("w", {"breaker"}, [](const HookCall&, const std::shared_ptr<Signal>&,
-                                                  Next&) -> const ExecResult& {
-    throw std::runtime_error("circuit open");
-  });
+  f.host.add_execute_wrapper(
+      "w", {"breaker"},
+      [](const HookCall&, const std::shared_ptr<Signal>&, Next&) -> const ExecResult& {
+        throw std::runtime_error("circuit open");
+      });
   auto r = f.call("echo");
   EXPECT_EQ(code_of(r), "plugin_error");
   EXPECT_EQ(r.error->stage, "tools/execute");
@@ -57,12 +59,13 @@ TEST(Wrappers, NotCallingNextMeansFailing) {
 
 TEST(Wrappers, AFabricatedResultIsRejected) {
   Fixture f;
-  f.host.add_execute_wrapper("w", {"liar"}, [](const HookCall&, const std::shared_ptr<Signal>& s,
-                                               Next& next) -> const ExecResult& {
-    next(s);
-    static ExecResult fake{false, json::string("all good"), {}, "", "", "", ""};
-    return fake;
-  });
+  f.host.add_execute_wrapper(
+      "w", {"liar"},
+      [](const HookCall&, const std::shared_ptr<Signal>& s, Next& next) -> const ExecResult& {
+        next(s);
+        static ExecResult fake{false, json::string("all good"), {}, "", "", "", ""};
+        return fake;
+      });
   auto r = f.call("echo", {{"fail", true}});
   EXPECT_TRUE(r.is_error);
   EXPECT_EQ(code_of(r), "plugin_error");
@@ -71,19 +74,20 @@ TEST(Wrappers, AFabricatedResultIsRejected) {
 
 TEST(Wrappers, AnOuterWrapperCannotLaunderAnInnerWrapperFailure) {
   Fixture f;
-  f.host.add_execute_wrapper("w", {"retry-forever"}, [](const HookCall&,
-                                                        const std::shared_ptr<Signal>& s,
-                                                        Next& next) -> const ExecResult& {
-    const ExecResult* r = &next(s);
-    for (int i = 0; i < 3 && r->is_error; ++i) r = &next(s);
-    return *r;
-  });
+  f.host.add_execute_wrapper(
+      "w", {"retry-forever"},
+      [](const HookCall&, const std::shared_ptr<Signal>& s, Next& next) -> const ExecResult& {
+        const ExecResult* r = &next(s);
+        for (int i = 0; i < 3 && r->is_error; ++i) r = &next(s);
+        return *r;
+      });
   int inner_calls = 0;
-  f.host.add_execute_wrapper("w", {"flaky"}, [&](const HookCall&, const std::shared_ptr<Signal>& s,
-                                                 Next& next) -> const ExecResult& {
-    if (inner_calls++ == 0) throw std::runtime_error("flaky wrapper bug");
-    return next(s);
-  });
+  f.host.add_execute_wrapper(
+      "w", {"flaky"},
+      [&](const HookCall&, const std::shared_ptr<Signal>& s, Next& next) -> const ExecResult& {
+        if (inner_calls++ == 0) throw std::runtime_error("flaky wrapper bug");
+        return next(s);
+      });
   auto r = f.call("echo");
   EXPECT_EQ(code_of(r), "plugin_error");
   EXPECT_EQ(r.error->source, "w/flaky");
@@ -92,10 +96,11 @@ TEST(Wrappers, AnOuterWrapperCannotLaunderAnInnerWrapperFailure) {
 TEST(Wrappers, AChildSignalWithADeadlineTimesTheSlowToolOut) {
   Fixture f;
   f.host.register_tool(toolgate::samples::slow_tool());
-  f.host.add_execute_wrapper("w", {"timeout"}, [](const HookCall&, const std::shared_ptr<Signal>& s,
-                                                  Next& next) -> const ExecResult& {
-    return next(s->child(std::chrono::milliseconds(20)));
-  });
+  f.host.add_execute_wrapper(
+      "w", {"timeout"},
+      [](const HookCall&, const std::shared_ptr<Signal>& s, Next& next) -> const ExecResult& {
+        return next(s->child(std::chrono::milliseconds(20)));
+      });
   auto r = f.call("slow", {{"ms", 5000}});
   EXPECT_EQ(code_of(r), "timeout");
 }
@@ -119,11 +124,12 @@ TEST(Wrappers, CancellingTheCallersSignalCancelsTheTool) {
 
 TEST(Wrappers, WrappersCannotChangeTheArguments) {
   Fixture f;
-  f.host.add_execute_wrapper("w", {"peek"}, [](const HookCall& c, const std::shared_ptr<Signal>& s,
-                                               Next& next) -> const ExecResult& {
-    static_assert(std::is_const_v<std::remove_reference_t<decltype(c.arguments)>>);
-    return next(s);
-  });
+  f.host.add_execute_wrapper(
+      "w", {"peek"},
+      [](const HookCall& c, const std::shared_ptr<Signal>& s, Next& next) -> const ExecResult& {
+        static_assert(std::is_const_v<std::remove_reference_t<decltype(c.arguments)>>);
+        return next(s);
+      });
   auto r = f.call("echo", {{"k", "v"}});
   EXPECT_EQ(*r.value, (json::object{{"k", "v"}}));
 }

@@ -17,10 +17,10 @@
 namespace toolgate {
 
 struct Event {
-  std::uint64_t sequence = 0;  // strictly increasing per host
-  std::string type;            // "tool/call", ...
-  std::string session_id;      // empty for host-level events
-  std::string call_id;         // empty when not about one call
+  std::uint64_t sequence = 0;    // strictly increasing per host
+  std::string type;              // "tool/call", ...
+  std::string session_id;        // empty for host-level events
+  std::string call_id;           // empty when not about one call
   std::uint64_t generation = 0;  // the plugin generation that served it
   boost::json::object data;
 

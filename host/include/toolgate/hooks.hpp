@@ -91,9 +91,9 @@ using GuardFn = std::function<std::optional<std::string>(const HookCall&)>;
 // these; a wrapper can return only a reference it got from `next`.
 struct ExecResult {
   bool is_error = false;
-  boost::json::value value;  // when !is_error
+  boost::json::value value;                   // when !is_error
   std::optional<boost::json::array> content;  // pre-rendered, see ToolOutput
-  std::string error_code;    // when is_error
+  std::string error_code;                     // when is_error
   std::string message;
   std::string stage;
   std::string source;
@@ -104,23 +104,19 @@ class Next {
   // Runs the inner wrappers and the tool body with `signal`.
   virtual const ExecResult& operator()(std::shared_ptr<Signal> signal) = 0;
 };
-using ExecuteWrapperFn = std::function<const ExecResult&(
-    const HookCall&, const std::shared_ptr<Signal>&, Next&)>;
+using ExecuteWrapperFn =
+    std::function<const ExecResult&(const HookCall&, const std::shared_ptr<Signal>&, Next&)>;
 
 // ---- 6. post-execute --------------------------------------------------------------
 struct PostVerdict {
   enum class Kind { accept, replace, block } kind = Kind::accept;
-  boost::json::value replacement;      // result shape, for replace
-  std::string reason;                  // for block
-  std::vector<std::string> contexts;   // queued for the model
+  boost::json::value replacement;     // result shape, for replace
+  std::string reason;                 // for block
+  std::vector<std::string> contexts;  // queued for the model
 
   static PostVerdict accept() { return {}; }
-  static PostVerdict replace(boost::json::value r) {
-    return {Kind::replace, std::move(r), {}, {}};
-  }
-  static PostVerdict block(std::string r) {
-    return {Kind::block, {}, std::move(r), {}};
-  }
+  static PostVerdict replace(boost::json::value r) { return {Kind::replace, std::move(r), {}, {}}; }
+  static PostVerdict block(std::string r) { return {Kind::block, {}, std::move(r), {}}; }
   PostVerdict add_context(std::string c) && {
     contexts.push_back(std::move(c));
     return std::move(*this);
@@ -181,11 +177,11 @@ struct ToolDefinition {
   boost::json::value input_schema;   // JSON Schema object or null
   boost::json::value output_schema;  // optional
   std::uint32_t annotations = 0;
-  std::function<ToolOutput(const ToolContext&)> execute;                  // required
-  std::function<boost::json::array(const boost::json::value&)> render;    // optional
+  std::function<ToolOutput(const ToolContext&)> execute;                // required
+  std::function<boost::json::array(const boost::json::value&)> render;  // optional
   // The last content-only invariant.  Receives a copy of the normalized
   // result; only `content` may change -- the host checks the rest.
-  std::function<void(ToolResult&)> finalize_content;                      // optional
+  std::function<void(ToolResult&)> finalize_content;  // optional
 };
 
 // ---- registration options ------------------------------------------------------------
@@ -195,10 +191,10 @@ struct HookOptions {
       : name(std::move(n)), tools(std::move(t)), priority(p) {}
   HookOptions(const char* n) : name(n) {}  // NOLINT: implicit, {"name"} reads well
 
-  std::string name;                      // unique within its owner
-  std::vector<std::string> tools;        // glob list; "!glob" excludes; empty = all
-  int priority = 0;                      // waterfalls: higher first
-  bool shadow = false;                   // guards: record, never deny
+  std::string name;                // unique within its owner
+  std::vector<std::string> tools;  // glob list; "!glob" excludes; empty = all
+  int priority = 0;                // waterfalls: higher first
+  bool shadow = false;             // guards: record, never deny
 };
 
 }  // namespace toolgate

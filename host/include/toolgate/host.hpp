@@ -16,9 +16,9 @@
 #include <toolgate/hooks.hpp>
 #include <toolgate/result.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -31,8 +31,7 @@ namespace toolgate {
 // A load problem: what was wrong, where (file and JSON path), how to fix it.
 class LoadError : public std::runtime_error {
  public:
-  LoadError(std::string file, std::string json_path, std::string what,
-            std::string fix);
+  LoadError(std::string file, std::string json_path, std::string what, std::string fix);
   const std::string& file() const { return file_; }
   const std::string& json_path() const { return json_path_; }
   const std::string& problem() const { return problem_; }
@@ -71,10 +70,10 @@ struct LoadReport {
 // One reload attempt.
 struct ReloadReport {
   bool ok = false;
-  bool changed = false;              // false: every file had the same content
-  std::uint64_t generation = 0;      // the generation serving after it
-  std::vector<std::string> reloaded; // plugin ids loaded afresh
-  std::string error;                 // why it failed (the old generation serves on)
+  bool changed = false;               // false: every file had the same content
+  std::uint64_t generation = 0;       // the generation serving after it
+  std::vector<std::string> reloaded;  // plugin ids loaded afresh
+  std::string error;                  // why it failed (the old generation serves on)
   std::chrono::microseconds took{0};
 };
 
@@ -86,14 +85,14 @@ struct ReloadReport {
 struct ReloadOptions {
   std::vector<std::filesystem::path> manifests;  // the stack (files or folders)
   LoadOptions load;
-  bool watch = true;                             // inotify on the files' folders
+  bool watch = true;  // inotify on the files' folders
   std::chrono::milliseconds debounce{20};
   std::chrono::milliseconds drain_deadline{10000};
   std::chrono::milliseconds probe_timeout{10000};
   // argv prefix of a program running the probe (the CLI: {toolgate, "__probe"});
   // the plugin path and id are appended.  Empty: no child-process probe.
   std::vector<std::string> probe_command;
-  std::filesystem::path shadow_parent;           // default: $TMPDIR or /tmp
+  std::filesystem::path shadow_parent;                 // default: $TMPDIR or /tmp
   std::function<void(const ReloadReport&)> on_reload;  // after each attempt
 };
 

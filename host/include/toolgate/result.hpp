@@ -59,15 +59,13 @@ struct ToolResult {
   boost::json::object to_json() const;
   // Builds a result from the result-shape JSON; nullopt and a reason in
   // *why if the shape is wrong.
-  static std::optional<ToolResult> from_json(const boost::json::value& v,
-                                             std::string* why);
+  static std::optional<ToolResult> from_json(const boost::json::value& v, std::string* why);
   // The same, moving content and value out of `v` instead of copying.
   static std::optional<ToolResult> from_json(boost::json::value&& v, std::string* why);
 
-  static ToolResult success(boost::json::value value,
-                            boost::json::array content);
-  static ToolResult failure(std::string_view code, std::string message,
-                            std::string_view stage, std::string source);
+  static ToolResult success(boost::json::value value, boost::json::array content);
+  static ToolResult failure(std::string_view code, std::string message, std::string_view stage,
+                            std::string source);
 };
 
 // One text content block.

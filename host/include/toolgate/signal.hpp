@@ -50,8 +50,8 @@ class Signal : public std::enable_shared_from_this<Signal> {
   std::optional<Clock::time_point> deadline_;  // earliest of own and parents'
   mutable std::mutex mutex_;
   mutable std::condition_variable cv_;
-  std::atomic<int> fired_state_{0};                 // a SignalState
-  std::vector<std::weak_ptr<Signal>> children_;     // guarded by mutex_
+  std::atomic<int> fired_state_{0};              // a SignalState
+  std::vector<std::weak_ptr<Signal>> children_;  // guarded by mutex_
 };
 
 }  // namespace toolgate

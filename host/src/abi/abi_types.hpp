@@ -4,8 +4,8 @@
 
 #include "plugin_instance.hpp"
 
-#include <toolgate/hooks.hpp>
 #include <toolgate/toolgate.h>
+#include <toolgate/hooks.hpp>
 
 #include "../stable_arena.hpp"
 
@@ -75,8 +75,8 @@ struct tg_call {
   const toolgate::HookCall& view;
   toolgate::detail::AbiStage stage;
   const toolgate::detail::PluginInstance* plugin;
-  const toolgate::Outcome* outcome = nullptr;        // observers
-  const boost::json::value* render_value = nullptr;  // render
+  const toolgate::Outcome* outcome = nullptr;            // observers
+  const boost::json::value* render_value = nullptr;      // render
   const toolgate::ToolResult* finalize_input = nullptr;  // finalize
 
   // Answers (copied in by host functions).  Mutable: set_error and

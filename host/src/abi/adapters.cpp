@@ -9,15 +9,24 @@ namespace {
 
 std::string status_name(tg_status st) {
   switch (st) {
-    case TG_ERROR: return "TG_ERROR";
-    case TG_INVALID_ARGUMENT: return "TG_INVALID_ARGUMENT";
-    case TG_NOT_FOUND: return "TG_NOT_FOUND";
-    case TG_TYPE_MISMATCH: return "TG_TYPE_MISMATCH";
-    case TG_CONFIG_REJECTED: return "TG_CONFIG_REJECTED";
-    case TG_CANCELLED: return "TG_CANCELLED";
-    case TG_TIMEOUT: return "TG_TIMEOUT";
-    case TG_WRONG_STAGE: return "TG_WRONG_STAGE";
-    default: return "unknown status " + std::to_string(st);
+    case TG_ERROR:
+      return "TG_ERROR";
+    case TG_INVALID_ARGUMENT:
+      return "TG_INVALID_ARGUMENT";
+    case TG_NOT_FOUND:
+      return "TG_NOT_FOUND";
+    case TG_TYPE_MISMATCH:
+      return "TG_TYPE_MISMATCH";
+    case TG_CONFIG_REJECTED:
+      return "TG_CONFIG_REJECTED";
+    case TG_CANCELLED:
+      return "TG_CANCELLED";
+    case TG_TIMEOUT:
+      return "TG_TIMEOUT";
+    case TG_WRONG_STAGE:
+      return "TG_WRONG_STAGE";
+    default:
+      return "unknown status " + std::to_string(st);
   }
 }
 
@@ -42,11 +51,20 @@ PreExecuteFn adapt_pre_execute(PluginPtr p, tg_pre_execute_fn fn, void* ud) {
     check(c, p->invoke([&] { return fn(ud, &c, &verdict); }));
     PreVerdict v;
     switch (verdict) {
-      case TG_PRE_KEEP: v.kind = PreVerdict::Kind::keep; break;
-      case TG_PRE_ALLOW: v.kind = PreVerdict::Kind::allow; break;
-      case TG_PRE_ASK: v.kind = PreVerdict::Kind::ask; break;
-      case TG_PRE_DENY: v.kind = PreVerdict::Kind::deny; break;
-      default: unknown_verdict(verdict);
+      case TG_PRE_KEEP:
+        v.kind = PreVerdict::Kind::keep;
+        break;
+      case TG_PRE_ALLOW:
+        v.kind = PreVerdict::Kind::allow;
+        break;
+      case TG_PRE_ASK:
+        v.kind = PreVerdict::Kind::ask;
+        break;
+      case TG_PRE_DENY:
+        v.kind = PreVerdict::Kind::deny;
+        break;
+      default:
+        unknown_verdict(verdict);
     }
     if (c.reason) v.reason = std::move(*c.reason);
     v.arguments = std::move(c.new_arguments);
@@ -66,8 +84,7 @@ GuardFn adapt_guard(PluginPtr p, tg_guard_fn fn, void* ud) {
 }
 
 ExecuteWrapperFn adapt_execute_wrapper(PluginPtr p, tg_execute_wrapper_fn fn, void* ud) {
-  return [p = std::move(p), fn, ud](const HookCall& view,
-                                    const std::shared_ptr<Signal>& signal,
+  return [p = std::move(p), fn, ud](const HookCall& view, const std::shared_ptr<Signal>& signal,
                                     Next& next) -> const ExecResult& {
     tg_call c(view, AbiStage::wrapper, p.get());
     SignalArena arena;
@@ -77,8 +94,7 @@ ExecuteWrapperFn adapt_execute_wrapper(PluginPtr p, tg_execute_wrapper_fn fn, vo
     check(c, p->invoke([&] { return fn(ud, &c, s, &n, &out); }));
     // Check the handle before touching it: a fabricated pointer is never
     // dereferenced.
-    if (!out || !n.owns(out))
-      throw HookFailure("returned a result it did not get from next");
+    if (!out || !n.owns(out)) throw HookFailure("returned a result it did not get from next");
     return *out->result;
   };
 }
@@ -90,14 +106,19 @@ PostExecuteFn adapt_post_execute(PluginPtr p, tg_post_execute_fn fn, void* ud) {
     check(c, p->invoke([&] { return fn(ud, &c, &verdict); }));
     PostVerdict v;
     switch (verdict) {
-      case TG_POST_ACCEPT: v.kind = PostVerdict::Kind::accept; break;
+      case TG_POST_ACCEPT:
+        v.kind = PostVerdict::Kind::accept;
+        break;
       case TG_POST_REPLACE:
         if (!c.new_result) throw HookFailure("answered REPLACE without set_result");
         v.kind = PostVerdict::Kind::replace;
         v.replacement = std::move(*c.new_result);
         break;
-      case TG_POST_BLOCK: v.kind = PostVerdict::Kind::block; break;
-      default: unknown_verdict(verdict);
+      case TG_POST_BLOCK:
+        v.kind = PostVerdict::Kind::block;
+        break;
+      default:
+        unknown_verdict(verdict);
     }
     if (c.reason) v.reason = std::move(*c.reason);
     v.contexts = std::move(c.contexts);
@@ -134,14 +155,12 @@ ToolDefinition adapt_tool(PluginPtr p, tg_init_ctx::PendingTool t) {
     if (st == TG_TIMEOUT || st == TG_CANCELLED)
       return ToolOutput::failure(c.error.empty() ? "the tool stopped on its signal" : c.error,
                                  st == TG_TIMEOUT ? "timeout" : "cancelled");
-    if (st != TG_OK)
-      return ToolOutput::failure(c.error.empty() ? "the tool failed" : c.error);
+    if (st != TG_OK) return ToolOutput::failure(c.error.empty() ? "the tool failed" : c.error);
     if (!c.malformed.empty())
       return ToolOutput::failure("the tool's answer is malformed: " + c.malformed,
                                  "snapshot_failed");
     if (!c.value)
-      return ToolOutput::failure("the tool returned TG_OK without set_value",
-                                 "snapshot_failed");
+      return ToolOutput::failure("the tool returned TG_OK without set_value", "snapshot_failed");
     return ToolOutput::success(std::move(*c.value));
   };
   if (t.render)

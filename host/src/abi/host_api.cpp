@@ -7,8 +7,8 @@
 #include "../json_util.hpp"
 #include "abi_types.hpp"
 
-#include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
+#include <boost/json/serialize.hpp>
 
 #include <cstring>
 
@@ -33,8 +33,7 @@ tg_status safely(Fn&& fn) noexcept {
 }
 
 // Parses JSON handed over by a plugin; records why on failure.
-std::optional<json::value> parse_from_plugin(tg_call* c, tg_str text,
-                                             const char* what) {
+std::optional<json::value> parse_from_plugin(tg_call* c, tg_str text, const char* what) {
   std::string why;
   auto v = parse_untrusted(sv(text), 64, &why);
   if (!v) c->malformed = std::string(what) + " is not valid JSON (" + why + ")";
@@ -45,8 +44,8 @@ bool valid_hook_name(const char* name) {
   if (!name || !*name) return false;
   for (const char* p = name; *p; ++p) {
     char ch = *p;
-    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-              (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.';
+    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '-' || ch == '_' || ch == '.';
     if (!ok) return false;
   }
   return true;
@@ -54,17 +53,23 @@ bool valid_hook_name(const char* name) {
 
 const char* kind_name(std::uint32_t cap) {
   switch (cap) {
-    case TG_CAP_PRE_EXECUTE: return "pre-execute hook";
-    case TG_CAP_GUARD: return "guard";
-    case TG_CAP_EXECUTE_WRAPPER: return "execute wrapper";
-    case TG_CAP_POST_EXECUTE: return "post-execute hook";
-    case TG_CAP_RESULT_OBSERVER: return "result observer";
-    default: return "tool";
+    case TG_CAP_PRE_EXECUTE:
+      return "pre-execute hook";
+    case TG_CAP_GUARD:
+      return "guard";
+    case TG_CAP_EXECUTE_WRAPPER:
+      return "execute wrapper";
+    case TG_CAP_POST_EXECUTE:
+      return "post-execute hook";
+    case TG_CAP_RESULT_OBSERVER:
+      return "result observer";
+    default:
+      return "tool";
   }
 }
 
-tg_status register_hook(tg_init_ctx* ctx, std::uint32_t cap,
-                        const tg_hook_options* o, void (*fn)(void)) {
+tg_status register_hook(tg_init_ctx* ctx, std::uint32_t cap, const tg_hook_options* o,
+                        void (*fn)(void)) {
   return safely([&]() -> tg_status {
     if (!ctx) return TG_INVALID_ARGUMENT;
     auto err = [&](std::string m) {
@@ -130,9 +135,11 @@ tg_status reg_tool(tg_init_ctx* ctx, const tg_tool_definition* d) {
       return err("registered a tool but did not declare TG_CAP_TOOLS");
     if (!valid_hook_name(d->name)) return err("a tool name is empty or invalid");
     if (!d->execute) return err(std::string("tool \"") + d->name + "\" has no execute callback");
-    tg_init_ctx::PendingTool t{d->name, d->description ? d->description : "",
-                               nullptr, nullptr, d->annotations, d->execute,
-                               d->render, d->finalize_content, d->user_data};
+    tg_init_ctx::PendingTool t{d->name,        d->description ? d->description : "",
+                               nullptr,        nullptr,
+                               d->annotations, d->execute,
+                               d->render,      d->finalize_content,
+                               d->user_data};
     std::string why;
     if (d->input_schema_json.size) {
       auto v = parse_untrusted(sv(d->input_schema_json), 64, &why);
@@ -159,8 +166,7 @@ void init_error(tg_init_ctx* ctx, const char* message) {
 void reject_config(tg_init_ctx* ctx, const char* pointer, const char* message) {
   safely([&] {
     if (ctx)
-      ctx->config_rejection.emplace(pointer ? pointer : "",
-                                    message ? message : "(no message)");
+      ctx->config_rejection.emplace(pointer ? pointer : "", message ? message : "(no message)");
     return TG_OK;
   });
 }
@@ -210,7 +216,8 @@ const json::value* lookup(const tg_call* c, const char* pointer, tg_status* st) 
   // find_pointer works on a value; look up the first token by hand and the
   // rest on the member value, so no copy of the arguments is made.
   auto slash = p.find('/', 1);
-  json::string_view key = p.substr(1, slash == json::string_view::npos ? json::string_view::npos : slash - 1);
+  json::string_view key =
+      p.substr(1, slash == json::string_view::npos ? json::string_view::npos : slash - 1);
   // Unescape ~1 and ~0 in the first token (RFC 6901); most keys have no
   // '~' and are looked up where they stand, without a copy.
   std::string unescaped;
@@ -244,7 +251,9 @@ tg_status arg_get(const tg_call* c, const char* pointer, tg_json_value* out) {
     out->string = tg_str{nullptr, 0};
     out->size = 0;
     switch (v->kind()) {
-      case json::kind::null: out->type = TG_JSON_NULL; break;
+      case json::kind::null:
+        out->type = TG_JSON_NULL;
+        break;
       case json::kind::bool_:
         out->type = TG_JSON_BOOL;
         out->boolean = v->get_bool();
@@ -299,9 +308,12 @@ tg_status arg_string(const tg_call* c, const char* pointer, tg_str* out) {
 int32_t current_decision(const tg_call* c) {
   if (!c) return TG_PRE_DENY;
   switch (c->view.decision) {
-    case Decision::allow: return TG_PRE_ALLOW;
-    case Decision::ask: return TG_PRE_ASK;
-    case Decision::deny: return TG_PRE_DENY;
+    case Decision::allow:
+      return TG_PRE_ALLOW;
+    case Decision::ask:
+      return TG_PRE_ASK;
+    case Decision::deny:
+      return TG_PRE_DENY;
   }
   return TG_PRE_DENY;
 }
@@ -454,16 +466,17 @@ const tg_signal* signal_child(const tg_signal* parent, uint64_t timeout_ns) {
 
 int32_t to_fired(SignalState s) {
   switch (s) {
-    case SignalState::pending: return 0;
-    case SignalState::cancelled: return TG_CANCELLED;
-    case SignalState::timed_out: return TG_TIMEOUT;
+    case SignalState::pending:
+      return 0;
+    case SignalState::cancelled:
+      return TG_CANCELLED;
+    case SignalState::timed_out:
+      return TG_TIMEOUT;
   }
   return TG_CANCELLED;
 }
 
-int32_t signal_fired(const tg_signal* s) {
-  return s ? to_fired(s->signal->state()) : TG_CANCELLED;
-}
+int32_t signal_fired(const tg_signal* s) { return s ? to_fired(s->signal->state()) : TG_CANCELLED; }
 
 int32_t signal_wait(const tg_signal* s, uint64_t timeout_ns) {
   try {
@@ -478,8 +491,8 @@ int32_t signal_wait(const tg_signal* s, uint64_t timeout_ns) {
 // ---- events and logs -----------------------------------------------------------------
 
 bool reserved_event_type(std::string_view t) {
-  for (std::string_view p : {"tool/", "tools/", "hook/", "approval/", "plugin/", "batch/",
-                             "observer/"})
+  for (std::string_view p :
+       {"tool/", "tools/", "hook/", "approval/", "plugin/", "batch/", "observer/"})
     if (t.substr(0, p.size()) == p) return true;
   return false;
 }

@@ -13,7 +13,8 @@ namespace toolgate::cli {
 
 int run_audit(const Args& args) {
   if (args.empty()) throw UsageError("audit needs a subcommand: verify FILE...");
-  if (args[0] != "verify") throw UsageError("unknown audit subcommand \"" + args[0] + "\" (try verify)");
+  if (args[0] != "verify")
+    throw UsageError("unknown audit subcommand \"" + args[0] + "\" (try verify)");
   bool genesis = true;
   std::vector<std::string> files;
   for (std::size_t i = 1; i < args.size(); ++i) {
@@ -36,9 +37,9 @@ int run_audit(const Args& args) {
     return 1;
   }
   std::printf("ok: %llu record%s in %zu file%s; head seq %llu hash %s\n",
-              static_cast<unsigned long long>(v.records()), v.records() == 1 ? "" : "s", files.size(),
-              files.size() == 1 ? "" : "s", static_cast<unsigned long long>(v.head().seq),
-              v.head().hash.c_str());
+              static_cast<unsigned long long>(v.records()), v.records() == 1 ? "" : "s",
+              files.size(), files.size() == 1 ? "" : "s",
+              static_cast<unsigned long long>(v.head().seq), v.head().hash.c_str());
   return 0;
 }
 

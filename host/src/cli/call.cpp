@@ -6,10 +6,10 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <unistd.h>
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <unistd.h>
 
 namespace toolgate::cli {
 
@@ -21,8 +21,8 @@ namespace {
 ApprovalAnswer prompt(const ApprovalRequest& r) {
   if (!::isatty(STDIN_FILENO) || !::isatty(STDERR_FILENO)) return ApprovalAnswer::unavailable;
   std::fprintf(stderr, "toolgate: %s asks: %s\n  tool %s, arguments %s\n  allow once? [y/N] ",
-               std::string(r.source).c_str(), std::string(r.reason).c_str(), r.identity.tool.c_str(),
-               json::serialize(r.arguments).c_str());
+               std::string(r.source).c_str(), std::string(r.reason).c_str(),
+               r.identity.tool.c_str(), json::serialize(r.arguments).c_str());
   std::string line;
   if (!std::getline(std::cin, line)) return ApprovalAnswer::cancelled;
   return line == "y" || line == "Y" || line == "yes" ? ApprovalAnswer::allowed_once
@@ -38,7 +38,8 @@ void print_trace(const Event& e) {
                      std::to_string(d.at("ns").as_int64() / 1000) + "us";
   if (auto* r = d.if_contains("reason")) line += "  reason=" + json::serialize(*r);
   if (auto* a = d.if_contains("arguments_after"))
-    line += "  arguments " + json::serialize(d.at("arguments_before")) + " -> " + json::serialize(*a);
+    line +=
+        "  arguments " + json::serialize(d.at("arguments_before")) + " -> " + json::serialize(*a);
   std::fprintf(stderr, "%s\n", line.c_str());
 }
 
@@ -55,8 +56,7 @@ int run_call(const Args& args) {
     // Positionals that are not manifest files are TOOL [JSON].
     std::vector<std::string> manifests;
     std::vector<std::string> other;
-    for (const auto& m : o.manifests)
-      (std::filesystem::exists(m) ? manifests : other).push_back(m);
+    for (const auto& m : o.manifests) (std::filesystem::exists(m) ? manifests : other).push_back(m);
     if (other.empty() || other.size() > 2) throw UsageError("call needs --tool NAME");
     tool = other[0];
     if (other.size() == 2) arguments = other[1];

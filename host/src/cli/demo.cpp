@@ -59,7 +59,8 @@ std::unique_ptr<Host> make_host(const std::filesystem::path& manifest) {
 static std::filesystem::path default_samples() {
   std::error_code ec;
   auto installed = std::filesystem::path(self_exe()).parent_path() / TOOLGATE_INSTALLED_SAMPLES;
-  if (std::filesystem::is_directory(installed / "manifests", ec)) return installed.lexically_normal();
+  if (std::filesystem::is_directory(installed / "manifests", ec))
+    return installed.lexically_normal();
   return TOOLGATE_SAMPLES_DIR;
 }
 
@@ -81,8 +82,7 @@ int run_demo(const Args& args) {
        "the default path: the tool runs and its value is rendered as text"},
       {"2. pre-execute asks, no approver in the process", "2-ask.json",
        "ask with nobody to answer is unavailable, which denies"},
-      {"3. pre-execute denies", "3-deny.json",
-       "deny is terminal: the tool body never runs"},
+      {"3. pre-execute denies", "3-deny.json", "deny is terminal: the tool body never runs"},
       {"4. a guard denies name == \"World\"", "4-guard.json",
        "guards can only deny or abstain; \"Ada\" passes, \"World\" does not"},
       {"5. an execute wrapper times the slow tool out", "5-timeout.json",

@@ -105,7 +105,8 @@ int main(int argc, char** argv) {
       return 0;
     }
   } catch (const toolgate::cli::UsageError& e) {
-    std::fprintf(stderr, "toolgate %s: usage error: %s (see toolgate help)\n", cmd.c_str(), e.what());
+    std::fprintf(stderr, "toolgate %s: usage error: %s (see toolgate help)\n", cmd.c_str(),
+                 e.what());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "toolgate %s: error: %s\n", cmd.c_str(), e.what());

@@ -13,10 +13,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
 #include <csignal>
 #include <cstdio>
 #include <memory>
-#include <unistd.h>
 
 namespace toolgate::cli {
 
@@ -32,7 +32,8 @@ int run_mcp(const Args& args) {
     (dashdash ? command : before).push_back(a);
   }
   if (!dashdash || command.empty())
-    throw UsageError("mcp needs the server's command after --, e.g. toolgate mcp M -- npx -y SERVER");
+    throw UsageError(
+        "mcp needs the server's command after --, e.g. toolgate mcp M -- npx -y SERVER");
   CommonOptions o;
   auto rest = parse_common(before, o, {"--events", "--max-message-bytes"});
   mcp::GatewayOptions go;
@@ -55,7 +56,8 @@ int run_mcp(const Args& args) {
     std::vector<std::filesystem::path> paths(o.manifests.begin(), o.manifests.end());
     auto report = host->load_manifests(paths, o.load);
     for (const auto& k : report.kept_locked) spdlog::warn("{}", k);
-    spdlog::info("{} plugin(s) loaded from {} layer(s)", report.plugins.size(), report.layers.size());
+    spdlog::info("{} plugin(s) loaded from {} layer(s)", report.plugins.size(),
+                 report.layers.size());
   }
   if (auto file = flag_value(rest, "--events")) {
     std::FILE* f = std::fopen(file->c_str(), "a");

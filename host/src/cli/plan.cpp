@@ -25,8 +25,8 @@ int run_plan(const Args& args) {
   std::printf("plan%s%s (layers:", tool.empty() ? "" : " for tool ", tool.c_str());
   for (const auto& l : report.layers) std::printf(" %s", l.c_str());
   std::printf(")\n");
-  for (const char* stage : {"tools/pre-execute", "guard", "tools/execute", "tools/post-execute",
-                            "tools/result"}) {
+  for (const char* stage :
+       {"tools/pre-execute", "guard", "tools/execute", "tools/post-execute", "tools/result"}) {
     const auto& hooks = plan.at(stage).as_array();
     std::printf("\n%s%s\n", stage,
                 std::string_view(stage) == "guard" ? " (all run; any deny denies)" : "");
@@ -35,11 +35,15 @@ int run_plan(const Args& args) {
     for (const auto& hv : hooks) {
       const auto& h = hv.as_object();
       std::string tools;
-      for (const auto& t : h.at("tools").as_array()) tools += (tools.empty() ? "" : ",") + std::string(t.as_string());
-      std::printf("  %d. %-36s layer=%s priority=%lld tools=%s", ++n, std::string(h.at("id").as_string()).c_str(),
+      for (const auto& t : h.at("tools").as_array())
+        tools += (tools.empty() ? "" : ",") + std::string(t.as_string());
+      std::printf("  %d. %-36s layer=%s priority=%lld tools=%s", ++n,
+                  std::string(h.at("id").as_string()).c_str(),
                   std::string(h.at("layer").as_string()).c_str(),
-                  static_cast<long long>(h.at("priority").as_int64()), tools.empty() ? "*" : tools.c_str());
-      if (auto* m = h.if_contains("mode")) std::printf(" mode=%s", std::string(m->as_string()).c_str());
+                  static_cast<long long>(h.at("priority").as_int64()),
+                  tools.empty() ? "*" : tools.c_str());
+      if (auto* m = h.if_contains("mode"))
+        std::printf(" mode=%s", std::string(m->as_string()).c_str());
       if (h.at("locked").as_bool()) std::printf(" LOCKED");
       std::printf("\n");
     }

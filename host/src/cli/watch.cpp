@@ -8,11 +8,11 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <pthread.h>
+#include <unistd.h>
 #include <csignal>
 #include <cstdio>
-#include <pthread.h>
 #include <thread>
-#include <unistd.h>
 
 #include <atomic>
 #include <climits>
@@ -30,8 +30,10 @@ void print_report(const ReloadReport& r) {
   } else if (r.changed) {
     std::string ids;
     for (const auto& id : r.reloaded) ids += (ids.empty() ? "" : ", ") + id;
-    std::printf("reloaded %s in %lld ms, generation %llu\n", ids.empty() ? "manifests" : ids.c_str(),
-                static_cast<long long>(r.took.count() / 1000), static_cast<unsigned long long>(r.generation));
+    std::printf("reloaded %s in %lld ms, generation %llu\n",
+                ids.empty() ? "manifests" : ids.c_str(),
+                static_cast<long long>(r.took.count() / 1000),
+                static_cast<unsigned long long>(r.generation));
   }
   std::fflush(stdout);
 }
@@ -60,8 +62,7 @@ int run_watch(const Args& args) {
   if (!has_flag(rest, "--no-probe")) ro.probe_command = {self_exe(), "__probe"};
   ro.on_reload = print_report;
   auto first = host->enable_reload(ro);
-  if (!first.ok)
-    std::printf("watching; calls are denied until the manifests load\n");
+  if (!first.ok) std::printf("watching; calls are denied until the manifests load\n");
   std::fflush(stdout);
 
   std::atomic<bool> stop{false};

@@ -20,9 +20,12 @@ namespace {
 std::string token(std::string_view key) {
   std::string out;
   for (char ch : key) {
-    if (ch == '~') out += "~0";
-    else if (ch == '/') out += "~1";
-    else out += ch;
+    if (ch == '~')
+      out += "~0";
+    else if (ch == '/')
+      out += "~1";
+    else
+      out += ch;
   }
   return out;
 }
@@ -50,8 +53,9 @@ class Reader {
       std::size_t line = 1 + std::count(text.begin(), text.begin() + used, '\n');
       std::size_t nl = text.rfind('\n', used ? used - 1 : 0);
       std::size_t col = used - (nl == std::string::npos ? 0 : nl + 1) + 1;
-      fail("", "not valid JSON at line " + std::to_string(line) + ", column " +
-                   std::to_string(col) + ": " + ec.message(),
+      fail("",
+           "not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(col) +
+               ": " + ec.message(),
            "fix the syntax there (comments and trailing commas are allowed)");
     }
     return p.release();
@@ -69,9 +73,10 @@ class Reader {
   }
 
   const json::object& object(const json::value& v, const std::string& at,
-                              const char* example) const {
+                             const char* example) const {
     if (!v.is_object())
-      fail(at, std::string("expected an object, found ") + kind(v), std::string("write ") + example);
+      fail(at, std::string("expected an object, found ") + kind(v),
+           std::string("write ") + example);
     return v.get_object();
   }
 
@@ -83,7 +88,8 @@ class Reader {
   }
 
   bool boolean(const json::value& v, const std::string& at) const {
-    if (!v.is_bool()) fail(at, std::string("expected true or false, found ") + kind(v), "use a JSON boolean");
+    if (!v.is_bool())
+      fail(at, std::string("expected true or false, found ") + kind(v), "use a JSON boolean");
     return v.get_bool();
   }
 
@@ -101,7 +107,8 @@ class Reader {
            "write [\"...\", ...]");
     std::vector<std::string> out;
     std::size_t i = 0;
-    for (const auto& x : v.get_array()) out.push_back(string(x, at + "/" + std::to_string(i++), what));
+    for (const auto& x : v.get_array())
+      out.push_back(string(x, at + "/" + std::to_string(i++), what));
     return out;
   }
 
@@ -111,8 +118,10 @@ class Reader {
     HookSettings s;
     s.json_path = at;
     if (auto* x = o.if_contains("priority")) s.priority = integer(*x, at + "/priority");
-    if (auto* x = o.if_contains("before")) s.before = strings(*x, at + "/before", "hook or plugin ids");
-    if (auto* x = o.if_contains("after")) s.after = strings(*x, at + "/after", "hook or plugin ids");
+    if (auto* x = o.if_contains("before"))
+      s.before = strings(*x, at + "/before", "hook or plugin ids");
+    if (auto* x = o.if_contains("after"))
+      s.after = strings(*x, at + "/after", "hook or plugin ids");
     if (auto* x = o.if_contains("tools")) s.tools = strings(*x, at + "/tools", "tool-name globs");
     if (auto* x = o.if_contains("mode")) {
       s.mode = string(*x, at + "/mode", "enforce or shadow");
@@ -125,14 +134,20 @@ class Reader {
 
   static const char* kind(const json::value& v) {
     switch (v.kind()) {
-      case json::kind::null: return "null";
-      case json::kind::bool_: return "a boolean";
+      case json::kind::null:
+        return "null";
+      case json::kind::bool_:
+        return "a boolean";
       case json::kind::int64:
       case json::kind::uint64:
-      case json::kind::double_: return "a number";
-      case json::kind::string: return "a string";
-      case json::kind::array: return "an array";
-      case json::kind::object: return "an object";
+      case json::kind::double_:
+        return "a number";
+      case json::kind::string:
+        return "a string";
+      case json::kind::array:
+        return "an array";
+      case json::kind::object:
+        return "an object";
     }
     return "something else";
   }
@@ -172,10 +187,10 @@ Manifest read_manifest(const fs::path& file) {
   r.only_keys(root, "", {"toolgate", "layer", "plugins", "overrides"});
 
   const auto* version = root.if_contains("toolgate");
-  if (!version)
-    r.fail("/toolgate", "missing the format version", "add \"toolgate\": 1 at the top");
+  if (!version) r.fail("/toolgate", "missing the format version", "add \"toolgate\": 1 at the top");
   if (!(version->is_int64() && version->get_int64() == 1))
-    r.fail("/toolgate", "unsupported manifest format version", "this host reads format 1: set \"toolgate\": 1");
+    r.fail("/toolgate", "unsupported manifest format version",
+           "this host reads format 1: set \"toolgate\": 1");
 
   Manifest m;
   m.file = file;
@@ -190,7 +205,8 @@ Manifest read_manifest(const fs::path& file) {
   const auto base = fs::absolute(file).parent_path();
   if (const auto* plugins = root.if_contains("plugins")) {
     if (!plugins->is_array())
-      r.fail("/plugins", "expected an array of plugin entries", "write \"plugins\": [ {...}, ... ]");
+      r.fail("/plugins", "expected an array of plugin entries",
+             "write \"plugins\": [ {...}, ... ]");
     std::size_t i = 0;
     for (const auto& entry : plugins->get_array()) {
       std::string at = "/plugins/" + std::to_string(i++);
@@ -208,10 +224,13 @@ Manifest read_manifest(const fs::path& file) {
                "use 1-128 lower-case letters, digits, '.', '-' and '_'");
       for (const auto& other : m.plugins)
         if (other.id == p.id)
-          r.fail(at + "/id", "duplicate plugin id \"" + p.id + "\" (also at " + other.json_path + ")",
+          r.fail(at + "/id",
+                 "duplicate plugin id \"" + p.id + "\" (also at " + other.json_path + ")",
                  "list each plugin once");
       const auto* path = o.if_contains("path");
-      if (!path) r.fail(at + "/path", "missing \"path\"", "set \"path\" to the plugin file, relative to this manifest");
+      if (!path)
+        r.fail(at + "/path", "missing \"path\"",
+               "set \"path\" to the plugin file, relative to this manifest");
       std::string rel = r.string(*path, at + "/path", "the plugin file");
       if (rel.empty()) r.fail(at + "/path", "\"path\" is empty", "set it to the plugin file");
       // Relative to the manifest, never through a library search path.
@@ -222,7 +241,8 @@ Manifest read_manifest(const fs::path& file) {
       if (const auto* e = o.if_contains("enabled")) p.enabled = r.boolean(*e, at + "/enabled");
       if (const auto* s = o.if_contains("sha256")) {
         std::string d = r.string(*s, at + "/sha256", "64 hex digits");
-        std::transform(d.begin(), d.end(), d.begin(), [](unsigned char c) { return std::tolower(c); });
+        std::transform(d.begin(), d.end(), d.begin(),
+                       [](unsigned char c) { return std::tolower(c); });
         if (!valid_sha256(d))
           r.fail(at + "/sha256", "not a SHA-256 digest (64 hex digits)",
                  "compute it with: sha256sum " + rel);

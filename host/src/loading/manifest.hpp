@@ -44,9 +44,9 @@ struct ManifestPlugin {
   std::filesystem::path path;  // resolved against the manifest's folder
   boost::json::object config;
   bool enabled = true;
-  std::optional<std::string> sha256;  // lower-case hex
+  std::optional<std::string> sha256;                        // lower-case hex
   std::vector<std::pair<std::string, HookSettings>> hooks;  // by hook name
-  std::string json_path;  // "/plugins/0", for error messages
+  std::string json_path;                                    // "/plugins/0", for error messages
 };
 
 struct Manifest {

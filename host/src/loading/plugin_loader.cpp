@@ -6,9 +6,9 @@
 
 #include <toolgate/host.hpp>
 
+#include <openssl/evp.h>
 #include <boost/dll/shared_library.hpp>
 #include <boost/json/serialize.hpp>
-#include <openssl/evp.h>
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -51,10 +51,12 @@ std::string hex(std::uint32_t v) {
 // Checks the descriptor against what this host speaks.
 void check_descriptor(const tg_plugin_descriptor* d, const ManifestPlugin& mp, const Fail& fail) {
   if (!d) fail("its entry returned no descriptor", "return a pointer to a static descriptor");
-  constexpr std::size_t min_size = offsetof(tg_plugin_descriptor, shutdown) + sizeof(tg_shutdown_fn);
+  constexpr std::size_t min_size =
+      offsetof(tg_plugin_descriptor, shutdown) + sizeof(tg_shutdown_fn);
   if (d->struct_size < min_size || d->struct_size > sizeof(tg_plugin_descriptor))
     fail("its descriptor has struct_size " + std::to_string(d->struct_size) + ", this host reads " +
-             std::to_string(min_size) + " to " + std::to_string(sizeof(tg_plugin_descriptor)) + " bytes",
+             std::to_string(min_size) + " to " + std::to_string(sizeof(tg_plugin_descriptor)) +
+             " bytes",
          "set struct_size = sizeof(tg_plugin_descriptor) and rebuild against this SDK");
   const std::string host_v = version_str(TOOLGATE_ABI_MAJOR, TOOLGATE_ABI_MINOR);
   const std::string plugin_v = version_str(d->abi_major, d->abi_minor);
@@ -71,7 +73,8 @@ void check_descriptor(const tg_plugin_descriptor* d, const ManifestPlugin& mp, c
          "set \"id\": \"" + declared + "\" if this is the plugin you meant", "/id");
   if (!d->init) fail("its descriptor has no init function", "set .init in the descriptor");
   if (d->capabilities & ~known_caps)
-    fail("declares capabilities this host does not know (" + hex(d->capabilities & ~known_caps) + ")",
+    fail("declares capabilities this host does not know (" + hex(d->capabilities & ~known_caps) +
+             ")",
          "rebuild against this SDK");
   if (d->flags & ~known_flags)
     fail("declares flags this host does not know (" + hex(d->flags & ~known_flags) + ")",
@@ -80,11 +83,16 @@ void check_descriptor(const tg_plugin_descriptor* d, const ManifestPlugin& mp, c
 
 StageKind stage_of(std::uint32_t cap) {
   switch (cap) {
-    case TG_CAP_PRE_EXECUTE: return StageKind::pre_execute;
-    case TG_CAP_GUARD: return StageKind::guard;
-    case TG_CAP_EXECUTE_WRAPPER: return StageKind::execute_wrapper;
-    case TG_CAP_POST_EXECUTE: return StageKind::post_execute;
-    default: return StageKind::result_observer;
+    case TG_CAP_PRE_EXECUTE:
+      return StageKind::pre_execute;
+    case TG_CAP_GUARD:
+      return StageKind::guard;
+    case TG_CAP_EXECUTE_WRAPPER:
+      return StageKind::execute_wrapper;
+    case TG_CAP_POST_EXECUTE:
+      return StageKind::post_execute;
+    default:
+      return StageKind::result_observer;
   }
 }
 
@@ -117,13 +125,15 @@ std::string insecure_permissions(const fs::path& file) {
   struct stat st {};
   fs::path p = fs::absolute(file).lexically_normal();
   if (::stat(p.c_str(), &st) != 0) return "";  // missing: reported elsewhere
-  if (!owned_ok(st)) return p.string() + " belongs to another user (uid " + std::to_string(st.st_uid) + ")";
+  if (!owned_ok(st))
+    return p.string() + " belongs to another user (uid " + std::to_string(st.st_uid) + ")";
   if (st.st_mode & (S_IWGRP | S_IWOTH)) return p.string() + " is writable by group or others";
   struct stat child = st;
   for (fs::path dir = p.parent_path();; dir = dir.parent_path()) {
     struct stat ds {};
     if (::stat(dir.c_str(), &ds) != 0) return "cannot inspect " + dir.string();
-    if (!owned_ok(ds)) return dir.string() + " belongs to another user (uid " + std::to_string(ds.st_uid) + ")";
+    if (!owned_ok(ds))
+      return dir.string() + " belongs to another user (uid " + std::to_string(ds.st_uid) + ")";
     if (ds.st_mode & (S_IWGRP | S_IWOTH)) {
       // Sticky folders (/tmp) let only an entry's owner rename or delete it.
       if (!(ds.st_mode & S_ISVTX) || !owned_ok(child))
@@ -157,8 +167,8 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
   }
 
   if (auto why = elf_incomplete(file); !why.empty())
-    fail("cannot be loaded: the file " + why,
-         "wait for the build to finish, or rebuild the plugin", "/path");
+    fail("cannot be loaded: the file " + why, "wait for the build to finish, or rebuild the plugin",
+         "/path");
 
   auto loaded = std::make_shared<LoadedPlugin>();
   auto inst = std::make_shared<PluginInstance>();
@@ -168,7 +178,8 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
   // rtld_local: a plugin's symbols never satisfy another plugin's.
   {
     std::lock_guard lock(image_lifecycle_mutex());  // see its comment
-    inst->library.load(file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, ec);
+    inst->library.load(file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local,
+                       ec);
   }
   if (ec) {
     const char* dl = dlerror();
@@ -201,8 +212,9 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
   }
   if (ctx.config_rejection) {
     const auto& [pointer, message] = *ctx.config_rejection;
-    fail("rejected its config at " + (pointer.empty() ? std::string("/") : pointer) + ": " + message,
-         "fix that config value (see the plugin's documentation)", "/config" + pointer);
+    fail(
+        "rejected its config at " + (pointer.empty() ? std::string("/") : pointer) + ": " + message,
+        "fix that config value (see the plugin's documentation)", "/config" + pointer);
   }
   if (st != TG_OK || !ctx.errors.empty()) {
     std::string why;
@@ -233,19 +245,23 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
     r.priority = h.priority;
     switch (h.kind) {
       case TG_CAP_PRE_EXECUTE:
-        r.pre_execute = adapt_pre_execute(inst, reinterpret_cast<tg_pre_execute_fn>(h.fn), h.user_data);
+        r.pre_execute =
+            adapt_pre_execute(inst, reinterpret_cast<tg_pre_execute_fn>(h.fn), h.user_data);
         break;
       case TG_CAP_GUARD:
         r.guard = adapt_guard(inst, reinterpret_cast<tg_guard_fn>(h.fn), h.user_data);
         break;
       case TG_CAP_EXECUTE_WRAPPER:
-        r.wrapper = adapt_execute_wrapper(inst, reinterpret_cast<tg_execute_wrapper_fn>(h.fn), h.user_data);
+        r.wrapper =
+            adapt_execute_wrapper(inst, reinterpret_cast<tg_execute_wrapper_fn>(h.fn), h.user_data);
         break;
       case TG_CAP_POST_EXECUTE:
-        r.post_execute = adapt_post_execute(inst, reinterpret_cast<tg_post_execute_fn>(h.fn), h.user_data);
+        r.post_execute =
+            adapt_post_execute(inst, reinterpret_cast<tg_post_execute_fn>(h.fn), h.user_data);
         break;
       case TG_CAP_RESULT_OBSERVER:
-        r.observer = adapt_result_observer(inst, reinterpret_cast<tg_result_observer_fn>(h.fn), h.user_data);
+        r.observer =
+            adapt_result_observer(inst, reinterpret_cast<tg_result_observer_fn>(h.fn), h.user_data);
         break;
     }
     loaded->hooks.push_back(std::move(r));

@@ -31,8 +31,8 @@ struct LoadedPlugin {
   std::shared_ptr<PluginInstance> instance;
   std::string id;
   std::string version;
-  std::string sha256;           // of the file actually loaded
-  boost::json::object config;   // as given to init
+  std::string sha256;          // of the file actually loaded
+  boost::json::object config;  // as given to init
   tg_export_state_fn export_state = nullptr;
   tg_import_state_fn import_state = nullptr;
   std::vector<HookRegistration> hooks;  // in registration order

@@ -10,11 +10,16 @@ namespace toolgate::detail {
 
 const char* stage_name(StageKind k) {
   switch (k) {
-    case StageKind::pre_execute: return "tools/pre-execute";
-    case StageKind::guard: return "guard";
-    case StageKind::execute_wrapper: return "tools/execute";
-    case StageKind::post_execute: return "tools/post-execute";
-    case StageKind::result_observer: return "tools/result";
+    case StageKind::pre_execute:
+      return "tools/pre-execute";
+    case StageKind::guard:
+      return "guard";
+    case StageKind::execute_wrapper:
+      return "tools/execute";
+    case StageKind::post_execute:
+      return "tools/post-execute";
+    case StageKind::result_observer:
+      return "tools/result";
   }
   return "?";
 }
@@ -43,14 +48,17 @@ struct Candidate {
 void apply(Candidate& c, const HookSettings& s, const std::string& file) {
   bool orders = s.priority || s.before || s.after;
   if (c.reg->kind == StageKind::guard && orders)
-    fail(file, s.json_path, "guard " + c.id + " cannot be ordered: guards all run and any deny denies",
+    fail(file, s.json_path,
+         "guard " + c.id + " cannot be ordered: guards all run and any deny denies",
          "remove priority/before/after for this guard");
   if (c.reg->kind == StageKind::result_observer && orders)
-    fail(file, s.json_path, "observer " + c.id + " cannot be ordered: observers run in registration order",
+    fail(file, s.json_path,
+         "observer " + c.id + " cannot be ordered: observers run in registration order",
          "remove priority/before/after for this observer");
   if (s.mode && c.reg->kind != StageKind::guard)
-    fail(file, s.json_path + "/mode", "\"mode\" applies to guards only, and " + c.id + " is a " +
-                                          stage_name(c.reg->kind) + " hook",
+    fail(file, s.json_path + "/mode",
+         "\"mode\" applies to guards only, and " + c.id + " is a " + stage_name(c.reg->kind) +
+             " hook",
          "remove \"mode\"");
   if (s.priority) c.priority = *s.priority;
   if (s.before) c.before = *s.before;
@@ -106,9 +114,10 @@ class Resolver {
     }
   }
 
-  static Candidate base(const HookRegistration& r, const std::string& plugin, const std::string& layer,
-                        const std::string& file, std::size_t li, std::size_t pi, std::size_t ri,
-                        bool locked, std::shared_ptr<const void> keep) {
+  static Candidate base(const HookRegistration& r, const std::string& plugin,
+                        const std::string& layer, const std::string& file, std::size_t li,
+                        std::size_t pi, std::size_t ri, bool locked,
+                        std::shared_ptr<const void> keep) {
     Candidate c;
     c.reg = &r;
     c.id = plugin + "/" + r.name;
@@ -140,7 +149,8 @@ class Resolver {
     for (const auto& c : cands_) {
       auto [it, fresh] = seen.emplace(c.id, &c);
       if (!fresh)
-        fail(c.file, "", "hook id " + c.id + " is registered twice (also by " + it->second->file + ")",
+        fail(c.file, "",
+             "hook id " + c.id + " is registered twice (also by " + it->second->file + ")",
              "give one of the hooks or owners another name");
     }
   }
@@ -166,8 +176,9 @@ class Resolver {
                  "set a plugin's own hooks in its \"hooks\" map; overrides are for earlier layers");
           if (c->locked)
             fail(file, s.json_path,
-                 locked_message(*c) + "; a later layer cannot remove, disable, shadow, re-filter or "
-                                      "reorder it",
+                 locked_message(*c) +
+                     "; a later layer cannot remove, disable, shadow, re-filter or "
+                     "reorder it",
                  "remove this override (ask the owner of layer \"" + c->layer + "\" to change it)");
           apply(*c, s, file);
         }
@@ -206,12 +217,13 @@ class Resolver {
             found = true;
             if (o.locked && !c.locked)
               fail(c.file, "",
-                   "hook " + c.id + " cannot be ordered against " + o.id + ", which is locked by layer \"" +
-                       o.layer + "\" (" + o.file + ")",
+                   "hook " + c.id + " cannot be ordered against " + o.id +
+                       ", which is locked by layer \"" + o.layer + "\" (" + o.file + ")",
                    "remove \"" + ref + "\" from before/after: locked layers have the final word");
           }
           if (!found)
-            fail(c.file, "", "hook " + c.id + " is ordered against \"" + ref + "\", which is not loaded",
+            fail(c.file, "",
+                 "hook " + c.id + " is ordered against \"" + ref + "\", which is not loaded",
                  "use an id that `toolgate plan` lists");
         }
     }
@@ -328,11 +340,21 @@ class Resolver {
     for (std::size_t i = 0; i < sorted.size(); ++i) {
       const Candidate& c = *sorted[i];
       switch (k) {
-        case StageKind::pre_execute: gen.pre_execute.push_back({info(c, i), c.reg->pre_execute}); break;
-        case StageKind::guard: gen.guards.push_back({info(c, i), c.reg->guard, c.shadow}); break;
-        case StageKind::execute_wrapper: gen.wrappers.push_back({info(c, i), c.reg->wrapper}); break;
-        case StageKind::post_execute: gen.post_execute.push_back({info(c, i), c.reg->post_execute}); break;
-        case StageKind::result_observer: gen.observers.push_back({info(c, i), c.reg->observer}); break;
+        case StageKind::pre_execute:
+          gen.pre_execute.push_back({info(c, i), c.reg->pre_execute});
+          break;
+        case StageKind::guard:
+          gen.guards.push_back({info(c, i), c.reg->guard, c.shadow});
+          break;
+        case StageKind::execute_wrapper:
+          gen.wrappers.push_back({info(c, i), c.reg->wrapper});
+          break;
+        case StageKind::post_execute:
+          gen.post_execute.push_back({info(c, i), c.reg->post_execute});
+          break;
+        case StageKind::result_observer:
+          gen.observers.push_back({info(c, i), c.reg->observer});
+          break;
       }
     }
   }

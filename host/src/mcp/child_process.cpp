@@ -1,14 +1,14 @@
 #include "child_process.hpp"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdexcept>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 
 extern char** environ;
 
@@ -17,7 +17,8 @@ namespace toolgate::mcp {
 std::unique_ptr<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& argv) {
   if (argv.empty() || argv[0].empty()) throw std::runtime_error("no server command given");
   int in[2], out[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  if (::pipe2(in, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   if (::pipe2(out, O_CLOEXEC) != 0) {
     int e = errno;
     ::close(in[0]);
@@ -51,7 +52,8 @@ std::unique_ptr<ChildProcess> ChildProcess::spawn(const std::vector<std::string>
   if (rc != 0) {
     ::close(in[1]);
     ::close(out[0]);
-    throw std::runtime_error("cannot start the MCP server \"" + argv[0] + "\": " + std::strerror(rc));
+    throw std::runtime_error("cannot start the MCP server \"" + argv[0] +
+                             "\": " + std::strerror(rc));
   }
   std::unique_ptr<ChildProcess> c(new ChildProcess());
   c->pid_ = pid;
@@ -107,7 +109,8 @@ void ChildProcess::send_signal(int sig) {
 std::string ChildProcess::describe(int st) {
   if (WIFEXITED(st)) return "exited with status " + std::to_string(WEXITSTATUS(st));
   if (WIFSIGNALED(st))
-    return "was killed by signal " + std::to_string(WTERMSIG(st)) + " (" + ::strsignal(WTERMSIG(st)) + ")";
+    return "was killed by signal " + std::to_string(WTERMSIG(st)) + " (" +
+           ::strsignal(WTERMSIG(st)) + ")";
   return "stopped (wait status " + std::to_string(st) + ")";
 }
 

@@ -5,11 +5,11 @@
 // child, whatever the gateway ignores or blocks.
 #pragma once
 
+#include <sys/types.h>
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 namespace toolgate::mcp {

@@ -1,9 +1,9 @@
 #include "framing.hpp"
 
-#include <cerrno>
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
+#include <cerrno>
 
 namespace toolgate::mcp {
 

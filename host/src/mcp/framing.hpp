@@ -19,8 +19,8 @@ inline constexpr std::size_t default_max_message_bytes = 16u << 20;
 
 struct Frame {
   enum class Kind { message, oversize } kind = Kind::message;
-  std::string text;        // the line without its '\n' (and without a trailing '\r')
-  std::size_t bytes = 0;   // oversize: how long the line was (at least)
+  std::string text;       // the line without its '\n' (and without a trailing '\r')
+  std::size_t bytes = 0;  // oversize: how long the line was (at least)
 };
 
 // Splits a byte stream into frames.  Blank lines are skipped.

@@ -5,8 +5,8 @@
 #include "tool_mapping.hpp"
 #include "worker_pool.hpp"
 
-#include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
+#include <boost/json/serialize.hpp>
 
 #include <atomic>
 #include <condition_variable>
@@ -162,7 +162,8 @@ struct Gateway::Impl {
   ToolOutput forward_call(const ToolContext& ctx) {
     const auto& name = ctx.call.identity.tool;
     auto call = find_call(ctx.call.identity.call_id);
-    if (server_gone) return ToolOutput::failure(server_exit_text() + "; tool " + name + " did not run");
+    if (server_gone)
+      return ToolOutput::failure(server_exit_text() + "; tool " + name + " did not run");
     json::object params;
     if (call) params = call->params;
     // Task-augmented execution (2025-11-25) would answer with a task, not a
@@ -176,7 +177,8 @@ struct Gateway::Impl {
     SlotRegistration unregister{call.get(), slot};
     if (!send_server(make_request(id, "tools/call", std::move(params)))) {
       server_ids.erase(id);
-      if (server_gone) return ToolOutput::failure(server_exit_text() + "; tool " + name + " did not run");
+      if (server_gone)
+        return ToolOutput::failure(server_exit_text() + "; tool " + name + " did not run");
       return ToolOutput::failure("cannot write to the MCP server; tool " + name + " did not run");
     }
     switch (wait(*slot, *ctx.signal)) {
@@ -191,9 +193,11 @@ struct Gateway::Impl {
         server_ids.erase(id);  // a late answer is dropped
         bool timed_out = ctx.signal->state() == SignalState::timed_out;
         std::string why = timed_out ? "the call's deadline passed" : "the call was cancelled";
-        send_server(make_notification("notifications/cancelled", {{"requestId", id}, {"reason", why}}));
-        return ToolOutput::failure(name + ": " + why + " while the MCP server was running it",
-                                   std::string(timed_out ? error_code::timeout : error_code::cancelled));
+        send_server(
+            make_notification("notifications/cancelled", {{"requestId", id}, {"reason", why}}));
+        return ToolOutput::failure(
+            name + ": " + why + " while the MCP server was running it",
+            std::string(timed_out ? error_code::timeout : error_code::cancelled));
       }
     }
     return ToolOutput::failure("unreachable");
@@ -204,11 +208,10 @@ struct Gateway::Impl {
     if (!client_elicits || client_gone) return ApprovalAnswer::unavailable;
     auto call = find_call(r.identity.call_id);
     auto signal = call ? call->signal : Signal::make();
-    std::string message = "toolgate: approval needed -- " + std::string(r.reason) +
-                          "\n\nTool: " + r.identity.tool +
-                          "\nArguments: " + json::serialize(r.arguments) +
-                          "\nAsked by: " + std::string(r.source) +
-                          "\n\nAccept to run this call once; decline to refuse it.";
+    std::string message =
+        "toolgate: approval needed -- " + std::string(r.reason) + "\n\nTool: " + r.identity.tool +
+        "\nArguments: " + json::serialize(r.arguments) + "\nAsked by: " + std::string(r.source) +
+        "\n\nAccept to run this call once; decline to refuse it.";
     json::object params{{"message", message},
                         {"requestedSchema", {{"type", "object"}, {"properties", json::object{}}}}};
     if (version() >= "2025-11-25") params["mode"] = "form";
@@ -243,8 +246,9 @@ struct Gateway::Impl {
         return ApprovalAnswer::cancelled;
       case WaitEnd::signalled:
         client_ids.erase(id);
-        send_client(make_notification("notifications/cancelled",
-                                      {{"requestId", id}, {"reason", "the tool call was cancelled"}}));
+        send_client(
+            make_notification("notifications/cancelled",
+                              {{"requestId", id}, {"reason", "the tool call was cancelled"}}));
         return ApprovalAnswer::cancelled;
     }
     return ApprovalAnswer::unavailable;
@@ -352,8 +356,9 @@ struct Gateway::Impl {
       std::lock_guard lock(calls_mutex);
       auto key = id_key(call->client_id);
       if (calls_by_client_id.count(key) || server_ids.find_forwarded(call->client_id))
-        return reply_error(m.id(), rpc_error::invalid_request,
-                           "request id " + text_of(m.id()) + " is already in use by a pending request");
+        return reply_error(
+            m.id(), rpc_error::invalid_request,
+            "request id " + text_of(m.id()) + " is already in use by a pending request");
       calls_by_client_id.emplace(std::move(key), call);
       calls_by_call_id.emplace(call->call_id, call);
     }
@@ -393,13 +398,15 @@ struct Gateway::Impl {
     {
       std::lock_guard lock(calls_mutex);
       if (calls_by_client_id.count(id_key(m.id())))
-        return reply_error(m.id(), rpc_error::invalid_request,
-                           "request id " + text_of(m.id()) + " is already in use by a pending request");
+        return reply_error(
+            m.id(), rpc_error::invalid_request,
+            "request id " + text_of(m.id()) + " is already in use by a pending request");
     }
     auto id = server_ids.add_forwarded(m.id(), std::string(method), std::move(note));
     if (!id)
-      return reply_error(m.id(), rpc_error::invalid_request,
-                         "request id " + text_of(m.id()) + " is already in use by a pending request");
+      return reply_error(
+          m.id(), rpc_error::invalid_request,
+          "request id " + text_of(m.id()) + " is already in use by a pending request");
     json::value client_id = m.id();
     m.body["id"] = *id;
     if (!send_server(m.body)) {
@@ -436,7 +443,8 @@ struct Gateway::Impl {
   void on_client_response(Message& m) {
     auto p = client_ids.take(m.id());
     if (!p) {
-      spdlog::warn("dropping a response from the client to no pending request (id {})", text_of(m.id()));
+      spdlog::warn("dropping a response from the client to no pending request (id {})",
+                   text_of(m.id()));
       return;
     }
     if (p->kind == PendingRequest::Kind::own) return p->slot->deliver(std::move(m.body));
@@ -483,8 +491,9 @@ struct Gateway::Impl {
     }
     auto id = client_ids.add_forwarded(server_id, std::string(m.method()));
     if (!id) {
-      send_server(make_error(server_id, rpc_error::invalid_request,
-                             "request id " + text_of(server_id) + " is already in use by a pending request"));
+      send_server(make_error(
+          server_id, rpc_error::invalid_request,
+          "request id " + text_of(server_id) + " is already in use by a pending request"));
       return;
     }
     m.body["id"] = *id;
@@ -528,9 +537,10 @@ struct Gateway::Impl {
         if (const auto* v = r.if_contains("protocolVersion"); v && v->is_string()) {
           std::string ver(v->get_string());
           if (ver != "2025-06-18" && ver != "2025-11-25")
-            spdlog::warn("the MCP server chose protocol version {}; toolgate mcp is built for "
-                         "2025-06-18 and 2025-11-25",
-                         ver);
+            spdlog::warn(
+                "the MCP server chose protocol version {}; toolgate mcp is built for "
+                "2025-06-18 and 2025-11-25",
+                ver);
           std::lock_guard lock(state_mutex);
           protocol_version = std::move(ver);
         }
@@ -546,7 +556,8 @@ struct Gateway::Impl {
         spdlog::warn("the MCP server sent a message of {} bytes or more; the limit is {}", f->bytes,
                      opt.max_message_bytes);
         send_server(make_error(nullptr, rpc_error::parse_error,
-                               "message too large: " + std::to_string(f->bytes) + " bytes or more, limit " +
+                               "message too large: " + std::to_string(f->bytes) +
+                                   " bytes or more, limit " +
                                    std::to_string(opt.max_message_bytes)));
         continue;
       }
@@ -576,7 +587,8 @@ struct Gateway::Impl {
     }
     {
       std::lock_guard lock(state_mutex);
-      server_exit = "the MCP server " + (st ? ChildProcess::describe(*st) : std::string("closed its output"));
+      server_exit =
+          "the MCP server " + (st ? ChildProcess::describe(*st) : std::string("closed its output"));
     }
     server_gone = true;
     auto why = server_exit_text();
@@ -653,7 +665,8 @@ struct Gateway::Impl {
   }
 };
 
-Gateway::Gateway(Host& host, int client_in, int client_out, ChildProcess& server, GatewayOptions options)
+Gateway::Gateway(Host& host, int client_in, int client_out, ChildProcess& server,
+                 GatewayOptions options)
     : impl_(std::make_unique<Impl>(host, client_in, client_out, server, std::move(options))) {}
 
 Gateway::~Gateway() {

@@ -39,7 +39,8 @@ class Gateway {
   // sets its approver; `host` must not run calls of those tools after the
   // gateway is destroyed.  Reads the client from `client_in`, writes it to
   // `client_out`.
-  Gateway(Host& host, int client_in, int client_out, ChildProcess& server, GatewayOptions options = {});
+  Gateway(Host& host, int client_in, int client_out, ChildProcess& server,
+          GatewayOptions options = {});
   ~Gateway();
   Gateway(const Gateway&) = delete;
   Gateway& operator=(const Gateway&) = delete;

@@ -54,8 +54,9 @@ std::optional<std::int64_t> IdMap::add_forwarded(json::value peer_id, std::strin
 std::int64_t IdMap::add_own(std::string method, std::shared_ptr<ResponseSlot> slot) {
   std::lock_guard lock(mutex_);
   std::int64_t id = next_++;
-  pending_.emplace(id, PendingRequest{PendingRequest::Kind::own, nullptr, std::move(method), {},
-                                      std::move(slot)});
+  pending_.emplace(
+      id,
+      PendingRequest{PendingRequest::Kind::own, nullptr, std::move(method), {}, std::move(slot)});
   return id;
 }
 
@@ -88,7 +89,8 @@ bool IdMap::erase(std::int64_t id) {
   std::lock_guard lock(mutex_);
   auto it = pending_.find(id);
   if (it == pending_.end()) return false;
-  if (it->second.kind == PendingRequest::Kind::forwarded) by_peer_.erase(id_key(it->second.peer_id));
+  if (it->second.kind == PendingRequest::Kind::forwarded)
+    by_peer_.erase(id_key(it->second.peer_id));
   pending_.erase(it);
   return true;
 }

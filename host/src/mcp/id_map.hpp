@@ -56,7 +56,7 @@ struct PendingRequest {
   enum class Kind { forwarded, own } kind = Kind::forwarded;
   boost::json::value peer_id;  // forwarded: the id the other peer used
   std::string method;
-  boost::json::object note;    // forwarded: what the response handler needs
+  boost::json::object note;            // forwarded: what the response handler needs
   std::shared_ptr<ResponseSlot> slot;  // own
 };
 

@@ -39,9 +39,7 @@ const json::object& Message::params() const {
   return empty_object;
 }
 
-bool valid_id(const json::value& id) {
-  return id.is_string() || id.is_int64() || id.is_uint64();
-}
+bool valid_id(const json::value& id) { return id.is_string() || id.is_int64() || id.is_uint64(); }
 
 std::string id_key(const json::value& id) {
   if (id.is_string()) return "s" + std::string(id.get_string());
@@ -49,8 +47,9 @@ std::string id_key(const json::value& id) {
 }
 
 Message classify(json::value v) {
-  if (v.is_array()) return invalid("JSON-RPC batches are not supported (MCP 2025-06-18 removed them)",
-                                   rpc_error::invalid_request);
+  if (v.is_array())
+    return invalid("JSON-RPC batches are not supported (MCP 2025-06-18 removed them)",
+                   rpc_error::invalid_request);
   auto* o = v.if_object();
   if (!o) return invalid("a JSON-RPC message must be an object", rpc_error::invalid_request);
   const auto* id = o->if_contains("id");
@@ -70,7 +69,8 @@ Message classify(json::value v) {
     m.kind = id ? Message::Kind::request : Message::Kind::notification;
   } else {
     bool has_result = o->contains("result"), has_error = o->contains("error");
-    if (!id) return invalid("a message needs a \"method\" or an \"id\"", rpc_error::invalid_request);
+    if (!id)
+      return invalid("a message needs a \"method\" or an \"id\"", rpc_error::invalid_request);
     if (has_result == has_error)
       return invalid("a response needs exactly one of \"result\" and \"error\"",
                      rpc_error::invalid_request);
@@ -91,7 +91,8 @@ Message parse_message(std::string_view text, std::size_t max_depth) {
 }
 
 json::object make_request(json::value id, std::string_view method, json::object params) {
-  return {{"jsonrpc", "2.0"}, {"id", std::move(id)}, {"method", method}, {"params", std::move(params)}};
+  return {
+      {"jsonrpc", "2.0"}, {"id", std::move(id)}, {"method", method}, {"params", std::move(params)}};
 }
 
 json::object make_notification(std::string_view method, json::object params) {
@@ -103,9 +104,8 @@ json::object make_result(json::value id, json::value result) {
 }
 
 json::object make_error(json::value id, std::int64_t code, std::string_view message) {
-  return {{"jsonrpc", "2.0"},
-          {"id", std::move(id)},
-          {"error", {{"code", code}, {"message", message}}}};
+  return {
+      {"jsonrpc", "2.0"}, {"id", std::move(id)}, {"error", {{"code", code}, {"message", message}}}};
 }
 
 }  // namespace toolgate::mcp

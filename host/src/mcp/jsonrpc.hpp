@@ -32,7 +32,7 @@ struct Message {
   std::int64_t error_code = rpc_error::invalid_request;
   boost::json::value reply_id;
 
-  std::string_view method() const;    // requests and notifications
+  std::string_view method() const;       // requests and notifications
   const boost::json::value& id() const;  // requests and responses
   // params as an object; an empty object when absent or not an object.
   const boost::json::object& params() const;

@@ -50,8 +50,9 @@ std::optional<ToolDefinition> tool_definition(const json::value& tool, std::stri
 
 ToolOutput output_from_call_result(const json::value& result, std::string_view tool) {
   const auto* o = result.if_object();
-  if (!o) return ToolOutput::failure("the MCP server answered tools/call for " + std::string(tool) +
-                                     " with a result that is not an object");
+  if (!o)
+    return ToolOutput::failure("the MCP server answered tools/call for " + std::string(tool) +
+                               " with a result that is not an object");
   json::array content;
   if (const auto* c = o->if_contains("content")) {
     if (!c->is_array())
@@ -108,7 +109,10 @@ json::object call_result_from(const ToolResult& r) {
            {"source", r.error->source}};
     if (!r.error->denials.empty()) err["denials"] = r.error->denials;
   } else {
-    err = {{"code", error_code::tool_error}, {"message", "the call failed"}, {"stage", ""}, {"source", "host"}};
+    err = {{"code", error_code::tool_error},
+           {"message", "the call failed"},
+           {"stage", ""},
+           {"source", "host"}};
   }
   if (content.empty()) content.push_back(text_block(err.at("message").as_string()));
   out["content"] = std::move(content);

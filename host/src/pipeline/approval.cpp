@@ -6,29 +6,29 @@ namespace toolgate::detail {
 
 void run_approval(CallState& s) {
   if (s.decision != Decision::ask) return;
-  s.emit("approval/requested", {{"reason", s.decision_reason},
-                                {"source", s.decision_source},
-                                {"arguments", s.arguments()}});
+  s.emit(
+      "approval/requested",
+      {{"reason", s.decision_reason}, {"source", s.decision_source}, {"arguments", s.arguments()}});
   auto start = s.now();
   ApprovalAnswer answer = ApprovalAnswer::unavailable;
   std::string what;
   bool ok = true;
   if (s.gen.approver) {
-    ApprovalRequest req{s.identity, s.arguments(), s.decision_reason,
-                        s.decision_source};
+    ApprovalRequest req{s.identity, s.arguments(), s.decision_reason, s.decision_source};
     ok = guarded([&] { answer = s.gen.approver(req); }, &what);
   }
   auto took = s.now() - start;
   if (!ok) {
     s.record(stage::approval, "approver", "failed", took, {{"error", what}});
     s.emit("approval/resolved", {{"answer", "failed"}, {"error", what}});
-    s.fail(error_code::plugin_error, "the approver failed: " + what,
-           stage::approval, "approver");
+    s.fail(error_code::plugin_error, "the approver failed: " + what, stage::approval, "approver");
     return;
   }
   std::string_view name, code, prefix;
   switch (answer) {
-    case ApprovalAnswer::allowed_once: name = "allowed-once"; break;
+    case ApprovalAnswer::allowed_once:
+      name = "allowed-once";
+      break;
     case ApprovalAnswer::rejected:
       name = "rejected";
       code = error_code::approval_rejected;
@@ -47,8 +47,8 @@ void run_approval(CallState& s) {
     default:
       // An answer outside the enum is not an approval: fail closed.
       s.record(stage::approval, "approver", "failed", took);
-      s.fail(error_code::plugin_error, "the approver gave an unknown answer",
-             stage::approval, "approver");
+      s.fail(error_code::plugin_error, "the approver gave an unknown answer", stage::approval,
+             "approver");
       return;
   }
   s.record(stage::approval, "approver", name, took);
@@ -58,8 +58,7 @@ void run_approval(CallState& s) {
     return;
   }
   s.decision = Decision::deny;
-  s.deny(code, std::string(prefix) + s.decision_reason, stage::approval,
-         s.decision_source);
+  s.deny(code, std::string(prefix) + s.decision_reason, stage::approval, s.decision_source);
 }
 
 }  // namespace toolgate::detail

@@ -29,26 +29,25 @@ void CallState::emit(std::string_view type, boost::json::object data) const {
   bus.publish(std::move(e));
 }
 
-void CallState::record(std::string_view stage, std::string_view source,
-                       std::string_view verdict, std::chrono::nanoseconds took,
-                       boost::json::object extra) {
+void CallState::record(std::string_view stage, std::string_view source, std::string_view verdict,
+                       std::chrono::nanoseconds took, boost::json::object extra) {
   if (!tracing) return;
   trail.push_back(TrailEntry{stage, source, verdict, took.count(), std::move(extra)});
   if (bus.active()) emit("hook/result", trail.back().to_json());
 }
 
-void CallState::fail(std::string_view code, std::string message,
-                     std::string_view stage, std::string source) {
+void CallState::fail(std::string_view code, std::string message, std::string_view stage,
+                     std::string source) {
   path = CallPath::failed;
-  error = ErrorInfo{std::string(code), std::move(message), std::string(stage),
-                    std::move(source), {}};
+  error =
+      ErrorInfo{std::string(code), std::move(message), std::string(stage), std::move(source), {}};
 }
 
-void CallState::deny(std::string_view code, std::string message,
-                     std::string_view stage, std::string source) {
+void CallState::deny(std::string_view code, std::string message, std::string_view stage,
+                     std::string source) {
   path = CallPath::denied;
-  error = ErrorInfo{std::string(code), std::move(message), std::string(stage),
-                    std::move(source), {}};
+  error =
+      ErrorInfo{std::string(code), std::move(message), std::string(stage), std::move(source), {}};
 }
 
 }  // namespace detail

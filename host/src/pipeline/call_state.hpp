@@ -4,8 +4,8 @@
 // each taking the call state and the stage's hooks from the generation.
 #pragma once
 
-#include "../generation.hpp"
 #include "../event_bus.hpp"
+#include "../generation.hpp"
 #include "../hook_failure.hpp"
 
 #include <toolgate/host.hpp>
@@ -39,8 +39,7 @@ struct QueuedContext {
 };
 
 struct CallState {
-  CallState(const Generation& g, const HostOptions& o, const EventBus& b,
-            BatchContext& batch)
+  CallState(const Generation& g, const HostOptions& o, const EventBus& b, BatchContext& batch)
       : gen(g), options(o), bus(b), batch(batch) {}
 
   const Generation& gen;
@@ -53,7 +52,9 @@ struct CallState {
   // Set by the first pre-execute rewrite; until then the current arguments
   // are the original ones (no copy per call).
   std::optional<boost::json::object> rewritten;
-  const boost::json::object& arguments() const { return rewritten ? *rewritten : original_arguments; }
+  const boost::json::object& arguments() const {
+    return rewritten ? *rewritten : original_arguments;
+  }
   // The verdict trail and hook events cost allocations: built only when an
   // observer or an event subscriber will read them.
   bool tracing = false;
@@ -106,15 +107,12 @@ struct CallState {
   }
   HookCall view(std::string_view stage) const;
   void emit(std::string_view type, boost::json::object data) const;
-  void record(std::string_view stage, std::string_view source,
-              std::string_view verdict, std::chrono::nanoseconds took,
-              boost::json::object extra = {});
+  void record(std::string_view stage, std::string_view source, std::string_view verdict,
+              std::chrono::nanoseconds took, boost::json::object extra = {});
   // Ends the call as a failure (straight to normalization).
-  void fail(std::string_view code, std::string message, std::string_view stage,
-            std::string source);
+  void fail(std::string_view code, std::string message, std::string_view stage, std::string source);
   // Ends the call as a denial (post-execute still runs).
-  void deny(std::string_view code, std::string message, std::string_view stage,
-            std::string source);
+  void deny(std::string_view code, std::string message, std::string_view stage, std::string source);
 };
 
 using Clock = std::chrono::steady_clock;

@@ -45,8 +45,13 @@ class ChainNext final : public Next {
 };
 
 ExecResult wrapper_error(const std::string& id, std::string message) {
-  return ExecResult{true, {}, {}, std::string(error_code::plugin_error),
-                    std::move(message), std::string(stage::execute), id};
+  return ExecResult{true,
+                    {},
+                    {},
+                    std::string(error_code::plugin_error),
+                    std::move(message),
+                    std::string(stage::execute),
+                    id};
 }
 
 ExecResult Chain::run(std::size_t from, const std::shared_ptr<Signal>& signal) {
@@ -56,31 +61,28 @@ ExecResult Chain::run(std::size_t from, const std::shared_ptr<Signal>& signal) {
   if (i == wrappers.size()) return body(signal);
 
   const auto& w = wrappers[i];
-  if (s.bus.active())
-    s.emit("hook/invoked", {{"stage", stage::execute}, {"source", w.id}});
+  if (s.bus.active()) s.emit("hook/invoked", {{"stage", stage::execute}, {"source", w.id}});
   ChainNext next(*this, i + 1);
   const ExecResult* chosen = nullptr;
   std::string what;
   auto start = s.now();
-  bool ok = guarded([&] { chosen = &w.fn(s.view(stage::execute), signal, next); },
-                    &what);
+  bool ok = guarded([&] { chosen = &w.fn(s.view(stage::execute), signal, next); }, &what);
   auto took = s.now() - start;
   ExecResult out;
   if (!ok) {
     out = wrapper_error(w.id, "execute wrapper " + w.id + " failed: " + what);
   } else if (!next.issued(chosen)) {
-    out = wrapper_error(w.id, "execute wrapper " + w.id +
-                                  " returned a result it did not get from next");
+    out = wrapper_error(w.id,
+                        "execute wrapper " + w.id + " returned a result it did not get from next");
   } else {
     // The chosen entry belongs to this chain and nothing reads it after the
     // wrapper has returned (its handles die with the callback): move, not copy.
     out = std::move(*const_cast<ExecResult*>(chosen));
   }
   s.record(stage::execute, w.id, out.is_error ? "error" : "ok", took,
-           out.is_error ? boost::json::object{{"code", out.error_code}}
-                        : boost::json::object{});
-  if (out.is_error && out.error_code == error_code::plugin_error &&
-      out.source == w.id && !wrapper_failure)
+           out.is_error ? boost::json::object{{"code", out.error_code}} : boost::json::object{});
+  if (out.is_error && out.error_code == error_code::plugin_error && out.source == w.id &&
+      !wrapper_failure)
     wrapper_failure = out;
   return out;
 }
@@ -120,8 +122,7 @@ ExecResult Chain::body(const std::shared_ptr<Signal>& signal) {
       r.error_code = error_code::tool_error;
   }
   s.record(stage::tool_body, tool.def.name, r.is_error ? "error" : "ok", took,
-           r.is_error ? boost::json::object{{"code", r.error_code}}
-                      : boost::json::object{});
+           r.is_error ? boost::json::object{{"code", r.error_code}} : boost::json::object{});
   return r;
 }
 
@@ -168,8 +169,8 @@ void run_execute(CallState& s) {
     bool ok = guarded([&] { content = def.render(r.value); }, &what);
     s.record(stage::render, def.name, ok ? "ok" : "failed", s.now() - start);
     if (!ok) {
-      s.fail(error_code::tool_error, "render of tool " + def.name + " " + what,
-             stage::render, def.name);
+      s.fail(error_code::tool_error, "render of tool " + def.name + " " + what, stage::render,
+             def.name);
       return;
     }
   } else {

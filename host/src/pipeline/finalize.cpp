@@ -39,14 +39,14 @@ void run_finalize(CallState& s) {
                   std::to_string(i) + ": " + p;
     if (problem.empty())
       if (auto where = find_invalid_utf8(boost::json::value(copy.content)))
-        problem = "finalizeContent of tool " + def.name +
-                  " produced invalid UTF-8 at /content" + *where;
+        problem =
+            "finalizeContent of tool " + def.name + " produced invalid UTF-8 at /content" + *where;
   }
   auto took = s.now() - start;
   if (!problem.empty()) {
     s.record(stage::finalize, def.name, "failed", took, {{"error", problem}});
-    s.result = ToolResult::failure(error_code::tool_error, std::move(problem),
-                                   stage::finalize, def.name);
+    s.result =
+        ToolResult::failure(error_code::tool_error, std::move(problem), stage::finalize, def.name);
     return;
   }
   s.record(stage::finalize, def.name, "ok", took);

@@ -10,8 +10,7 @@ void run_guards(CallState& s) {
   // Guards are sorted by id (generation.cpp): the report is deterministic.
   for (const auto& g : s.gen.guards) {
     if (!g.filter.matches(s.identity.tool)) continue;
-    if (s.bus.active())
-      s.emit("hook/invoked", {{"stage", stage::guard}, {"source", g.id}});
+    if (s.bus.active()) s.emit("hook/invoked", {{"stage", stage::guard}, {"source", g.id}});
     auto start = s.now();
     std::optional<std::string> reason;
     std::string what;
@@ -21,8 +20,7 @@ void run_guards(CallState& s) {
       // Fail closed, even in shadow mode: a guard that cannot answer is a
       // broken invariant, and the call goes straight to normalization.
       s.record(stage::guard, g.id, "failed", took, {{"error", what}});
-      s.fail(error_code::plugin_error, "guard " + g.id + " failed: " + what,
-             stage::guard, g.id);
+      s.fail(error_code::plugin_error, "guard " + g.id + " failed: " + what, stage::guard, g.id);
       return;
     }
     if (!reason) {
@@ -31,8 +29,7 @@ void run_guards(CallState& s) {
     }
     if (reason->empty()) *reason = "denied by guard " + g.id;
     if (g.shadow) {
-      s.record(stage::guard, g.id, "would-deny", took,
-               {{"reason", *reason}, {"shadow", true}});
+      s.record(stage::guard, g.id, "would-deny", took, {{"reason", *reason}, {"shadow", true}});
       continue;
     }
     s.record(stage::guard, g.id, "deny", took, {{"reason", *reason}});

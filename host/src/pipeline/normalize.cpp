@@ -9,10 +9,11 @@
 namespace toolgate::detail {
 
 // UTF-8 and size in one walk; the location of bad UTF-8 only once there is one.
-static std::string scan_problem(const boost::json::value& v, std::size_t max_bytes, std::string_view at,
-                                std::size_t& bytes) {
+static std::string scan_problem(const boost::json::value& v, std::size_t max_bytes,
+                                std::string_view at, std::size_t& bytes) {
   auto scan = scan_json(v, max_bytes);
-  if (!scan.valid_utf8) return "invalid UTF-8 at " + std::string(at) + find_invalid_utf8(v).value_or("");
+  if (!scan.valid_utf8)
+    return "invalid UTF-8 at " + std::string(at) + find_invalid_utf8(v).value_or("");
   bytes += scan.bytes;
   return {};
 }
@@ -55,13 +56,13 @@ void run_normalize(CallState& s) {
   if (s.path == CallPath::failed) {
     const auto& e = *s.error;
     s.result = ToolResult::failure(e.code, e.message, e.stage, e.source);
-    s.record(stage::normalize, "host", "error", s.now() - start,
-             {{"code", e.code}});
+    s.record(stage::normalize, "host", "error", s.now() - start, {{"code", e.code}});
     return;
   }
   std::optional<ToolResult> snap;
-  std::string problem = s.produced ? check_produced(*s.produced, s.options.max_result_bytes)
-                                   : snapshot_problem(s.candidate, s.options.max_result_bytes, snap);
+  std::string problem = s.produced
+                            ? check_produced(*s.produced, s.options.max_result_bytes)
+                            : snapshot_problem(s.candidate, s.options.max_result_bytes, snap);
   if (s.produced && problem.empty()) snap = std::move(s.produced);
   if (problem.empty() && s.path == CallPath::denied &&
       (!snap->is_error || snap->error->code != s.error->code))
@@ -69,13 +70,12 @@ void run_normalize(CallState& s) {
   if (!problem.empty()) {
     // A view of a CallState member (or a literal): the trail keeps it.
     std::string_view who = s.candidate_writer.empty() ? std::string_view("host")
-                                                       : std::string_view(s.candidate_writer);
+                                                      : std::string_view(s.candidate_writer);
     s.result = ToolResult::failure(
         error_code::snapshot_failed,
         "the result from " + std::string(who) + " could not be snapshotted: " + problem,
         stage::normalize, std::string(who));
-    s.record(stage::normalize, who, "snapshot_failed", s.now() - start,
-             {{"problem", problem}});
+    s.record(stage::normalize, who, "snapshot_failed", s.now() - start, {{"problem", problem}});
     return;
   }
   s.result = std::move(*snap);

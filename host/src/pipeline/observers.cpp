@@ -18,10 +18,11 @@ boost::json::array Outcome::trail_json() const {
 }
 
 boost::json::object Outcome::to_json() const {
-  return {{"call", {{"call_id", identity.call_id},
-                    {"tool", identity.tool},
-                    {"session_id", identity.session_id},
-                    {"parent_token", identity.parent_token}}},
+  return {{"call",
+           {{"call_id", identity.call_id},
+            {"tool", identity.tool},
+            {"session_id", identity.session_id},
+            {"parent_token", identity.parent_token}}},
           {"original_arguments", original_arguments},
           {"final_arguments", final_arguments},
           {"trail", trail_json()},
@@ -33,8 +34,8 @@ namespace detail {
 
 void run_observers(CallState& s) {
   if (s.gen.observers.empty()) return;
-  const Outcome outcome{s.identity, s.original_arguments, s.arguments(),
-                        s.trail,    s.result,             s.gen.number, &s};
+  const Outcome outcome{
+      s.identity, s.original_arguments, s.arguments(), s.trail, s.result, s.gen.number, &s};
   for (const auto& o : s.gen.observers) {
     if (!o.filter.matches(s.identity.tool)) continue;
     std::string what;

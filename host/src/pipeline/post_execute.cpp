@@ -6,17 +6,20 @@ namespace toolgate::detail {
 
 static std::string_view verdict_name(PostVerdict::Kind k) {
   switch (k) {
-    case PostVerdict::Kind::accept: return "accept";
-    case PostVerdict::Kind::replace: return "replace";
-    case PostVerdict::Kind::block: return "block";
+    case PostVerdict::Kind::accept:
+      return "accept";
+    case PostVerdict::Kind::replace:
+      return "replace";
+    case PostVerdict::Kind::block:
+      return "block";
   }
   return "invalid";
 }
 
 void run_post_execute(CallState& s) {
   if (s.path == CallPath::denied) {
-    ToolResult r = ToolResult::failure(s.error->code, s.error->message,
-                                       s.error->stage, s.error->source);
+    ToolResult r =
+        ToolResult::failure(s.error->code, s.error->message, s.error->stage, s.error->source);
     r.error->denials = s.error->denials;
     s.take_candidate() = r.to_json();
   }
@@ -37,14 +40,12 @@ void run_post_execute(CallState& s) {
     if (!ok || name == "invalid") {
       if (ok) what = "gave an unknown verdict";
       s.record(stage::post_execute, hook.id, "failed", took, {{"error", what}});
-      s.fail(error_code::plugin_error,
-             "post-execute hook " + hook.id + " failed: " + what,
+      s.fail(error_code::plugin_error, "post-execute hook " + hook.id + " failed: " + what,
              stage::post_execute, hook.id);
       return;
     }
     s.record(stage::post_execute, hook.id, name, took,
-             v.reason.empty() ? boost::json::object{}
-                              : boost::json::object{{"reason", v.reason}});
+             v.reason.empty() ? boost::json::object{} : boost::json::object{{"reason", v.reason}});
     for (auto& c : v.contexts)
       s.contexts.push_back({s.batch.next_ticket.fetch_add(1), std::move(c)});
 
@@ -61,11 +62,9 @@ void run_post_execute(CallState& s) {
       }
       s.candidate_writer = hook.id;
     } else if (v.kind == PostVerdict::Kind::block && !denied) {
-      std::string reason =
-          v.reason.empty() ? "result blocked by " + hook.id : std::move(v.reason);
-      s.take_candidate() = ToolResult::failure(error_code::denied, reason,
-                                        stage::post_execute, hook.id)
-                        .to_json();
+      std::string reason = v.reason.empty() ? "result blocked by " + hook.id : std::move(v.reason);
+      s.take_candidate() =
+          ToolResult::failure(error_code::denied, reason, stage::post_execute, hook.id).to_json();
       s.candidate_writer = hook.id;
       // A blocked result is a denial from here on: no later hook can turn it
       // back into a success.

@@ -5,10 +5,14 @@ namespace toolgate::detail {
 
 static std::string_view verdict_name(PreVerdict::Kind k) {
   switch (k) {
-    case PreVerdict::Kind::keep: return "keep";
-    case PreVerdict::Kind::allow: return "allow";
-    case PreVerdict::Kind::ask: return "ask";
-    case PreVerdict::Kind::deny: return "deny";
+    case PreVerdict::Kind::keep:
+      return "keep";
+    case PreVerdict::Kind::allow:
+      return "allow";
+    case PreVerdict::Kind::ask:
+      return "ask";
+    case PreVerdict::Kind::deny:
+      return "deny";
   }
   return "invalid";
 }
@@ -25,16 +29,14 @@ void run_pre_execute(CallState& s) {
     auto took = s.now() - start;
     if (!ok) {
       s.record(stage::pre_execute, hook.id, "failed", took, {{"error", what}});
-      s.fail(error_code::plugin_error,
-             "pre-execute hook " + hook.id + " failed: " + what,
+      s.fail(error_code::plugin_error, "pre-execute hook " + hook.id + " failed: " + what,
              stage::pre_execute, hook.id);
       return;
     }
     auto name = verdict_name(v.kind);
     if (name == "invalid") {
       s.record(stage::pre_execute, hook.id, "failed", took);
-      s.fail(error_code::plugin_error,
-             "pre-execute hook " + hook.id + " gave an unknown verdict",
+      s.fail(error_code::plugin_error, "pre-execute hook " + hook.id + " gave an unknown verdict",
              stage::pre_execute, hook.id);
       return;
     }
@@ -50,7 +52,8 @@ void run_pre_execute(CallState& s) {
     if (!v.reason.empty()) extra["reason"] = v.reason;
     s.record(stage::pre_execute, hook.id, name, took, std::move(extra));
     switch (v.kind) {
-      case PreVerdict::Kind::keep: break;
+      case PreVerdict::Kind::keep:
+        break;
       case PreVerdict::Kind::allow:
         s.decision = Decision::allow;
         s.decision_reason.clear();
@@ -63,8 +66,7 @@ void run_pre_execute(CallState& s) {
         break;
       case PreVerdict::Kind::deny:
         s.decision = Decision::deny;
-        s.deny(error_code::denied,
-               v.reason.empty() ? "denied by " + hook.id : v.reason,
+        s.deny(error_code::denied, v.reason.empty() ? "denied by " + hook.id : v.reason,
                stage::pre_execute, hook.id);
         return;  // deny is terminal
     }

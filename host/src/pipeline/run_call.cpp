@@ -10,8 +10,8 @@ namespace toolgate::detail {
 
 static std::string new_call_id() {
   static std::atomic<std::uint64_t> counter{0};
-  static const auto epoch = static_cast<std::uint64_t>(
-      std::chrono::system_clock::now().time_since_epoch().count());
+  static const auto epoch =
+      static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   // Formatted in place: one allocation (the result), not one per piece.
   char buf[64];
   int n = std::snprintf(buf, sizeof buf, "call-%llu-%llu",
@@ -24,16 +24,15 @@ static void run_stages(CallState& s, ToolCall& call) {
   if (call.arguments.is_null()) call.arguments = boost::json::object();
   if (!call.arguments.is_object()) {
     s.fail(error_code::invalid_arguments,
-           "arguments must be a JSON object, got " +
-               std::string(to_string(call.arguments.kind())),
+           "arguments must be a JSON object, got " + std::string(to_string(call.arguments.kind())),
            stage::call, "host");
     return;
   }
   s.original_arguments = std::move(call.arguments.get_object());
   auto it = s.gen.tools.find(s.identity.tool);
   if (it == s.gen.tools.end()) {
-    s.fail(error_code::unknown_tool, "unknown tool \"" + s.identity.tool + "\"",
-           stage::call, "host");
+    s.fail(error_code::unknown_tool, "unknown tool \"" + s.identity.tool + "\"", stage::call,
+           "host");
     return;
   }
   s.tool = it->second.get();
@@ -51,9 +50,8 @@ static void run_stages(CallState& s, ToolCall& call) {
   if (s.path == CallPath::denied || s.path == CallPath::executed) run_post_execute(s);
 }
 
-ToolResult run_call(const Generation& gen, const HostOptions& options,
-                    const EventBus& bus, BatchContext& batch, ToolCall call,
-                    std::vector<QueuedContext>* contexts_out) {
+ToolResult run_call(const Generation& gen, const HostOptions& options, const EventBus& bus,
+                    BatchContext& batch, ToolCall call, std::vector<QueuedContext>* contexts_out) {
   CallState s(gen, options, bus, batch);
   s.identity = std::move(call.identity);
   if (s.identity.call_id.empty()) s.identity.call_id = new_call_id();
@@ -70,8 +68,7 @@ ToolResult run_call(const Generation& gen, const HostOptions& options,
   if (!ok) s.fail(error_code::plugin_error, "internal error: " + what, stage::call, "host");
   ok = guarded([&] { run_normalize(s); }, &what);
   if (!ok)
-    s.result = ToolResult::failure(error_code::snapshot_failed,
-                                   "normalization failed: " + what,
+    s.result = ToolResult::failure(error_code::snapshot_failed, "normalization failed: " + what,
                                    stage::normalize, "host");
   if (!guarded([&] { run_finalize(s); }, &what))
     s.result = ToolResult::failure(error_code::tool_error, "finalize failed: " + what,

@@ -21,8 +21,7 @@ void run_finalize(CallState& s);      // 7: content-only, fails closed
 void run_observers(CallState& s);     // 8: frozen outcome, read-only
 
 // The whole call: identity checks, every stage, exactly one tool/result.
-ToolResult run_call(const Generation& gen, const HostOptions& options,
-                    const EventBus& bus, BatchContext& batch, ToolCall call,
-                    std::vector<QueuedContext>* contexts_out);
+ToolResult run_call(const Generation& gen, const HostOptions& options, const EventBus& bus,
+                    BatchContext& batch, ToolCall call, std::vector<QueuedContext>* contexts_out);
 
 }  // namespace toolgate::detail

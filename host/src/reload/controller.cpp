@@ -4,8 +4,8 @@
 #include "../loading/plugin_loader.hpp"
 #include "probe.hpp"
 
-#include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
+#include <boost/json/serialize.hpp>
 
 #include <map>
 
@@ -28,10 +28,14 @@ void check_locked_table(const Hooks& before, const Hooks& after, const char* sta
       return nullptr;
     }();
     std::string why;
-    if (!match) why = "would drop it";
-    else if (!match->locked) why = "would unlock it";
-    else if (match->filter.patterns() != h.filter.patterns()) why = "would change its tool filter";
-    else if (!extra(h, *match)) why = "would put it in shadow mode";
+    if (!match)
+      why = "would drop it";
+    else if (!match->locked)
+      why = "would unlock it";
+    else if (match->filter.patterns() != h.filter.patterns())
+      why = "would change its tool filter";
+    else if (!extra(h, *match))
+      why = "would put it in shadow mode";
     if (!why.empty())
       throw LoadError("(reload)", "",
                       std::string("the reload ") + why + ": " + stage + " hook " + h.id +
@@ -161,9 +165,10 @@ ReloadReport ReloadController::attempt(bool force) {
         if (!p.enabled) continue;
         std::error_code ec;
         if (!fs::is_regular_file(p.path, ec))
-          throw LoadError(f.string(), p.json_path + "/path",
-                          "plugin \"" + p.id + "\" (" + p.path.string() + "): the plugin file does not exist",
-                          "build the plugin, or fix \"path\"");
+          throw LoadError(
+              f.string(), p.json_path + "/path",
+              "plugin \"" + p.id + "\" (" + p.path.string() + "): the plugin file does not exist",
+              "build the plugin, or fix \"path\"");
         // Copy first, then hash and load the copy: what is checked is what runs.
         fs::path copy = shadow_.copy(p.path, p.id);
         std::string digest = detail::sha256_file(copy);
@@ -180,9 +185,10 @@ ReloadReport ReloadController::attempt(bool force) {
                                            options_.probe_timeout);
               !why.empty()) {
             fs::remove(copy, ec);
-            throw LoadError(f.string(), p.json_path,
-                            "plugin \"" + p.id + "\" (" + p.path.string() + "): rejected by the probe: " + why,
-                            "fix the plugin; the previous version keeps serving");
+            throw LoadError(
+                f.string(), p.json_path,
+                "plugin \"" + p.id + "\" (" + p.path.string() + "): rejected by the probe: " + why,
+                "fix the plugin; the previous version keeps serving");
           }
         std::shared_ptr<LoadedPlugin> loaded;
         try {
@@ -235,15 +241,18 @@ ReloadReport ReloadController::attempt(bool force) {
     report.error = e.what();
     report.generation = impl_.active.load()->number;
   }
-  report.took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+  report.took =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
   json::array ids;
   for (const auto& id : report.reloaded) ids.push_back(json::string(id));
   if (report.ok)
-    impl_.emit_host_event("plugin/reloaded",
-                          {{"plugins", ids}, {"us", report.took.count()}}, report.generation);
+    impl_.emit_host_event("plugin/reloaded", {{"plugins", ids}, {"us", report.took.count()}},
+                          report.generation);
   else
     impl_.emit_host_event("plugin/reload-failed", {{"error", report.error}}, report.generation);
-  if (!report.ok) spdlog::error("reload failed, generation {} keeps serving: {}", report.generation, report.error);
+  if (!report.ok)
+    spdlog::error("reload failed, generation {} keeps serving: {}", report.generation,
+                  report.error);
   return report;
 }
 

@@ -82,7 +82,8 @@ std::string run_probe(const std::vector<std::string>& command, const std::filesy
   auto deadline = std::chrono::steady_clock::now() + timeout;
   bool timed_out = false;
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;
@@ -101,18 +102,21 @@ std::string run_probe(const std::vector<std::string>& command, const std::filesy
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
-  if (timed_out) return "the probe did not finish within " + std::to_string(timeout.count()) + " ms (init hangs?)";
+  if (timed_out)
+    return "the probe did not finish within " + std::to_string(timeout.count()) +
+           " ms (init hangs?)";
   if (WIFSIGNALED(status))
-    return "the plugin crashed in the probe process (signal " + std::to_string(WTERMSIG(status)) + ", " +
-           strsignal(WTERMSIG(status)) + ")" + (output.empty() ? "" : ": " + output);
+    return "the plugin crashed in the probe process (signal " + std::to_string(WTERMSIG(status)) +
+           ", " + strsignal(WTERMSIG(status)) + ")" + (output.empty() ? "" : ": " + output);
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (auto at = output.rfind(kProbeRejected); code == 1 && at != std::string::npos)
     return output.substr(at + kProbeRejected.size());
   if (code == 0 && output.size() >= kProbeOk.size() &&
       output.compare(output.size() - kProbeOk.size(), kProbeOk.size(), kProbeOk) == 0)
     return "";
-  return "the plugin crashed in the probe process (it ended with exit status " + std::to_string(code) +
-         " before the probe finished)" + (output.empty() ? "" : ": " + output);
+  return "the plugin crashed in the probe process (it ended with exit status " +
+         std::to_string(code) + " before the probe finished)" +
+         (output.empty() ? "" : ": " + output);
 }
 
 void probe_say_ok() { std::cerr << kProbeOk << std::endl; }

@@ -20,8 +20,8 @@ void Retirement::retire(std::shared_ptr<const Generation> g) {
 
 void Retirement::track(const std::shared_ptr<const LoadedPlugin>& p, std::string loaded_path) {
   std::lock_guard lock(mutex_);
-  tracked_.push_back({p, p->id, std::move(loaded_path),
-                      (p->instance->flags & TG_PLUGIN_NEVER_UNLOAD) != 0});
+  tracked_.push_back(
+      {p, p->id, std::move(loaded_path), (p->instance->flags & TG_PLUGIN_NEVER_UNLOAD) != 0});
 }
 
 std::size_t Retirement::reap(std::chrono::milliseconds drain_deadline) {
@@ -41,10 +41,13 @@ std::size_t Retirement::reap(std::chrono::milliseconds drain_deadline) {
       }
       if (!it->reported && now - it->since > drain_deadline) {
         it->reported = true;
-        reports.emplace_back("plugin/drain-timeout",
-                             boost::json::object{{"generation", it->gen->number},
-                                                 {"in_flight", it->gen.use_count() - 1},
-                                                 {"waited_ms", std::chrono::duration_cast<std::chrono::milliseconds>(now - it->since).count()}});
+        reports.emplace_back(
+            "plugin/drain-timeout",
+            boost::json::object{
+                {"generation", it->gen->number},
+                {"in_flight", it->gen.use_count() - 1},
+                {"waited_ms",
+                 std::chrono::duration_cast<std::chrono::milliseconds>(now - it->since).count()}});
       }
       ++it;
     }

@@ -22,7 +22,8 @@ ShadowDir::ShadowDir(const fs::path& parent) {
   buf.push_back('\0');
   // mkdtemp creates the folder 0700: nobody else can add or swap files.
   if (!::mkdtemp(buf.data()))
-    throw std::runtime_error("cannot create a private folder for plugin copies under " + base.string());
+    throw std::runtime_error("cannot create a private folder for plugin copies under " +
+                             base.string());
   dir_ = buf.data();
 }
 
@@ -35,7 +36,9 @@ fs::path ShadowDir::copy(const fs::path& source, const std::string& id) {
   fs::path target = dir_ / (id + "." + std::to_string(++counter_) + ".so");
   std::error_code ec;
   fs::copy_file(source, target, fs::copy_options::none, ec);
-  if (ec) throw std::runtime_error("cannot copy " + source.string() + " to " + target.string() + ": " + ec.message());
+  if (ec)
+    throw std::runtime_error("cannot copy " + source.string() + " to " + target.string() + ": " +
+                             ec.message());
   ::chmod(target.c_str(), 0500);
   return target;
 }

@@ -101,7 +101,8 @@ void Watcher::run() {
   for (;;) {
     int timeout = -1;
     if (pending) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(last + debounce_ - Clock::now());
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(last + debounce_ - Clock::now());
       timeout = left.count() > 0 ? static_cast<int>(left.count()) : 0;
     }
     pollfd p[2] = {{inotify_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
@@ -111,7 +112,8 @@ void Watcher::run() {
       char cmd[64];
       ssize_t got = ::read(wake_[0], cmd, sizeof cmd);
       if (got < 0) continue;  // EINTR/EAGAIN: poll again
-      if (got == 0 || std::memchr(cmd, 'x', static_cast<std::size_t>(got))) return;  // shutting down
+      if (got == 0 || std::memchr(cmd, 'x', static_cast<std::size_t>(got)))
+        return;        // shutting down
       pending = true;  // a new folder is watched: one more pass
       last = Clock::now();
       continue;

@@ -47,8 +47,8 @@ class Watcher {
   int inotify_ = -1;
   int wake_[2] = {-1, -1};
   std::mutex mutex_;
-  std::set<std::filesystem::path> files_;      // guarded by mutex_
-  std::set<std::string> names_;                // basenames, guarded by mutex_
+  std::set<std::filesystem::path> files_;         // guarded by mutex_
+  std::set<std::string> names_;                   // basenames, guarded by mutex_
   std::map<std::filesystem::path, int> watches_;  // folder -> watch, guarded by mutex_
   std::thread thread_;
 };

@@ -150,7 +150,9 @@ struct PostVerdict {
   std::string reason;
   std::vector<std::string> contexts;
   static PostVerdict accept() { return {}; }
-  static PostVerdict replace(boost::json::value r) { return {TG_POST_REPLACE, std::move(r), {}, {}}; }
+  static PostVerdict replace(boost::json::value r) {
+    return {TG_POST_REPLACE, std::move(r), {}, {}};
+  }
   static PostVerdict block(std::string r) { return {TG_POST_BLOCK, nullptr, std::move(r), {}}; }
   PostVerdict add_context(std::string c) && {
     contexts.push_back(std::move(c));
@@ -401,8 +403,8 @@ struct has_state : std::false_type {};
 template <class P>
 struct has_state<P, std::void_t<decltype(std::declval<P&>().export_state()),
                                 decltype(std::declval<P&>().import_state(
-                                    std::declval<const boost::json::value&>()))>>
-    : std::true_type {};
+                                    std::declval<const boost::json::value&>()))>> : std::true_type {
+};
 
 template <class P>
 tg_status export_state(void* state, tg_str* out) noexcept {
@@ -429,13 +431,17 @@ tg_status import_state(void* state, tg_str json) noexcept {
 
 template <class P>
 constexpr tg_export_state_fn export_fn() {
-  if constexpr (has_state<P>::value) return &export_state<P>;
-  else return nullptr;
+  if constexpr (has_state<P>::value)
+    return &export_state<P>;
+  else
+    return nullptr;
 }
 template <class P>
 constexpr tg_import_state_fn import_fn() {
-  if constexpr (has_state<P>::value) return &import_state<P>;
-  else return nullptr;
+  if constexpr (has_state<P>::value)
+    return &import_state<P>;
+  else
+    return nullptr;
 }
 
 template <class P>
@@ -452,19 +458,19 @@ void shutdown(void* state) noexcept {
 
 // Declares the plugin: its class (constructed from toolgate::sdk::Init&),
 // id, version, TG_CAP_* capabilities and TG_PLUGIN_* flags.
-#define TOOLGATE_PLUGIN(CLASS, ID, VERSION, CAPABILITIES, FLAGS)              \
-  static const tg_plugin_descriptor toolgate_descriptor_ = {                \
-      sizeof(tg_plugin_descriptor),                                          \
-      TOOLGATE_ABI_MAJOR,                                                    \
-      TOOLGATE_ABI_MINOR,                                                    \
-      ID,                                                                    \
-      VERSION,                                                               \
-      CAPABILITIES,                                                          \
-      FLAGS,                                                                 \
-      &::toolgate::sdk::detail::init<CLASS>,                                 \
-      &::toolgate::sdk::detail::shutdown<CLASS>,                             \
-      ::toolgate::sdk::detail::export_fn<CLASS>(),                           \
-      ::toolgate::sdk::detail::import_fn<CLASS>()};                          \
+#define TOOLGATE_PLUGIN(CLASS, ID, VERSION, CAPABILITIES, FLAGS) \
+  static const tg_plugin_descriptor toolgate_descriptor_ = {     \
+      sizeof(tg_plugin_descriptor),                              \
+      TOOLGATE_ABI_MAJOR,                                        \
+      TOOLGATE_ABI_MINOR,                                        \
+      ID,                                                        \
+      VERSION,                                                   \
+      CAPABILITIES,                                              \
+      FLAGS,                                                     \
+      &::toolgate::sdk::detail::init<CLASS>,                     \
+      &::toolgate::sdk::detail::shutdown<CLASS>,                 \
+      ::toolgate::sdk::detail::export_fn<CLASS>(),               \
+      ::toolgate::sdk::detail::import_fn<CLASS>()};              \
   TOOLGATE_PLUGIN_ENTRY { return &toolgate_descriptor_; }
 
 #endif  // TOOLGATE_PLUGIN_HPP

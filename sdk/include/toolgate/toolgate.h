@@ -66,15 +66,15 @@ extern "C" {
 /* Status codes.  A plain integer so its size never depends on the compiler.
  * Any value not listed here is treated as TG_ERROR (fail closed). */
 typedef int32_t tg_status;
-#define TG_OK 0                /* success; the answer is in the out-params   */
-#define TG_ERROR 1             /* generic failure; see set_error's message   */
-#define TG_INVALID_ARGUMENT 2  /* a host function was called with bad input  */
-#define TG_NOT_FOUND 3         /* JSON Pointer or key does not exist         */
-#define TG_TYPE_MISMATCH 4     /* value exists but has a different type      */
-#define TG_CONFIG_REJECTED 5   /* init: the plugin's config is not valid     */
-#define TG_CANCELLED 6         /* a tool noticed its signal was cancelled    */
-#define TG_TIMEOUT 7           /* a tool noticed its signal's deadline       */
-#define TG_WRONG_STAGE 8       /* host function not allowed in this stage    */
+#define TG_OK 0               /* success; the answer is in the out-params   */
+#define TG_ERROR 1            /* generic failure; see set_error's message   */
+#define TG_INVALID_ARGUMENT 2 /* a host function was called with bad input  */
+#define TG_NOT_FOUND 3        /* JSON Pointer or key does not exist         */
+#define TG_TYPE_MISMATCH 4    /* value exists but has a different type      */
+#define TG_CONFIG_REJECTED 5  /* init: the plugin's config is not valid     */
+#define TG_CANCELLED 6        /* a tool noticed its signal was cancelled    */
+#define TG_TIMEOUT 7          /* a tool noticed its signal's deadline       */
+#define TG_WRONG_STAGE 8      /* host function not allowed in this stage    */
 
 /* A UTF-8 string with explicit length.  `data` need not be NUL-terminated.
  * {NULL, 0} is the empty string. */
@@ -125,9 +125,8 @@ typedef const struct tg_plugin_descriptor *(*tg_entry_fn)(void);
 #endif
 
 /* Use as:  TOOLGATE_PLUGIN_ENTRY { return &my_descriptor; } */
-#define TOOLGATE_PLUGIN_ENTRY                                                  \
-  TOOLGATE_EXTERN_C TOOLGATE_EXPORT const struct tg_plugin_descriptor         \
-      *toolgate_plugin_entry(void)
+#define TOOLGATE_PLUGIN_ENTRY \
+  TOOLGATE_EXTERN_C TOOLGATE_EXPORT const struct tg_plugin_descriptor *toolgate_plugin_entry(void)
 
 /* ======================================================================
  * 4. The descriptor
@@ -160,31 +159,30 @@ typedef const struct tg_plugin_descriptor *(*tg_entry_fn)(void);
  *
  * shutdown: called once on the control thread after the last callback of
  * this plugin has returned.  May be NULL. */
-typedef tg_status (*tg_init_fn)(const tg_host_api *host, tg_init_ctx *ctx,
-                                tg_str config_json, void **out_state);
+typedef tg_status (*tg_init_fn)(const tg_host_api *host, tg_init_ctx *ctx, tg_str config_json,
+                                void **out_state);
 typedef void (*tg_shutdown_fn)(void *state);
 
 /* State handoff across a hot reload (since ABI 1.1; both optional).
  * export_state: called on the control thread on the *old* instance while
  *   it may still be serving calls: make it thread-safe with your callbacks
- *   (a TG_PLUGIN_SERIALIZED plugin gets its lock held, as for callbacks).  Point *out_json at a JSON document the plugin owns; it must
- *   stay valid until the plugin's next callback -- the host copies it at
- *   once.
- * import_state: called on the *new* instance after its init, before it
- *   serves any call, with what the old one exported.  A failure rejects the
- *   reload: the old generation keeps serving. */
+ *   (a TG_PLUGIN_SERIALIZED plugin gets its lock held, as for callbacks).  Point *out_json at a
+ * JSON document the plugin owns; it must stay valid until the plugin's next callback -- the host
+ * copies it at once. import_state: called on the *new* instance after its init, before it serves
+ * any call, with what the old one exported.  A failure rejects the reload: the old generation keeps
+ * serving. */
 typedef tg_status (*tg_export_state_fn)(void *state, tg_str *out_json);
 typedef tg_status (*tg_import_state_fn)(void *state, tg_str state_json);
 
 typedef struct tg_plugin_descriptor {
-  uint32_t struct_size;  /* sizeof(tg_plugin_descriptor)                   */
-  uint16_t abi_major;    /* TOOLGATE_ABI_MAJOR the plugin was built with    */
-  uint16_t abi_minor;    /* TOOLGATE_ABI_MINOR the plugin was built with    */
-  const char *id;        /* stable id, e.g. "acme.fs"; [a-z0-9._-]+         */
-  const char *version;   /* the plugin's own version, e.g. "1.2.0"          */
-  uint32_t capabilities; /* TG_CAP_* bits                                   */
-  uint32_t flags;        /* TG_PLUGIN_* bits                                */
-  tg_init_fn init;       /* required                                        */
+  uint32_t struct_size;    /* sizeof(tg_plugin_descriptor)                   */
+  uint16_t abi_major;      /* TOOLGATE_ABI_MAJOR the plugin was built with    */
+  uint16_t abi_minor;      /* TOOLGATE_ABI_MINOR the plugin was built with    */
+  const char *id;          /* stable id, e.g. "acme.fs"; [a-z0-9._-]+         */
+  const char *version;     /* the plugin's own version, e.g. "1.2.0"          */
+  uint32_t capabilities;   /* TG_CAP_* bits                                   */
+  uint32_t flags;          /* TG_PLUGIN_* bits                                */
+  tg_init_fn init;         /* required                                        */
   tg_shutdown_fn shutdown; /* optional                                      */
   /* ---- since ABI 1.1 ---- */
   tg_export_state_fn export_state; /* optional                              */
@@ -208,13 +206,13 @@ typedef struct tg_plugin_descriptor {
  * borrowed for the duration of the callback. */
 typedef struct tg_call_info {
   uint32_t struct_size;
-  tg_str tool_name;    /* the tool being called                         */
-  tg_str call_id;      /* unique per call                               */
-  tg_str session_id;   /* the agent session                             */
-  tg_str parent_token; /* non-empty for sub-calls (Code Mode)           */
-  tg_str stage;        /* "tools/pre-execute", "guard", ...             */
+  tg_str tool_name;     /* the tool being called                         */
+  tg_str call_id;       /* unique per call                               */
+  tg_str session_id;    /* the agent session                             */
+  tg_str parent_token;  /* non-empty for sub-calls (Code Mode)           */
+  tg_str stage;         /* "tools/pre-execute", "guard", ...             */
   uint32_t annotations; /* TG_TOOL_* bits of the tool's definition     */
-  uint32_t attempt;    /* execute wrappers / tools: 0 on the first try  */
+  uint32_t attempt;     /* execute wrappers / tools: 0 on the first try  */
 } tg_call_info;
 
 /* ---- 5.1 pre-execute (a waterfall, deployer policy) -------------------
@@ -230,8 +228,7 @@ typedef struct tg_call_info {
 #define TG_PRE_ALLOW 1 /* the decision becomes allow              */
 #define TG_PRE_ASK 2   /* the decision becomes ask(reason)        */
 #define TG_PRE_DENY 3  /* deny(reason); later hooks do not run    */
-typedef tg_status (*tg_pre_execute_fn)(void *user_data, tg_call *call,
-                                       int32_t *out_verdict);
+typedef tg_status (*tg_pre_execute_fn)(void *user_data, tg_call *call, int32_t *out_verdict);
 
 /* ---- 5.2 guards (monotonic, security team) ------------------------------
  * Sees the final arguments, after rewrites and approval, read-only.  Answer
@@ -241,8 +238,7 @@ typedef tg_status (*tg_pre_execute_fn)(void *user_data, tg_call *call,
  * value ends the call as an error; it never lets the call through. */
 #define TG_GUARD_ABSTAIN 0
 #define TG_GUARD_DENY 1
-typedef tg_status (*tg_guard_fn)(void *user_data, const tg_call *call,
-                                 int32_t *out_verdict);
+typedef tg_status (*tg_guard_fn)(void *user_data, const tg_call *call, int32_t *out_verdict);
 
 /* ---- 5.3 execute wrappers (the onion around dispatch) -----------------
  * The first wrapper is outermost.  Call host->call_next(next, signal, &r)
@@ -255,8 +251,7 @@ typedef tg_status (*tg_guard_fn)(void *user_data, const tg_call *call,
  * Results and child signals are owned by the host and live until this
  * callback returns. */
 typedef tg_status (*tg_execute_wrapper_fn)(void *user_data, const tg_call *call,
-                                           const tg_signal *signal,
-                                           const tg_next *next,
+                                           const tg_signal *signal, const tg_next *next,
                                            const tg_result **out_result);
 
 /* ---- 5.4 post-execute (a waterfall over the candidate result) ---------
@@ -269,15 +264,13 @@ typedef tg_status (*tg_execute_wrapper_fn)(void *user_data, const tg_call *call,
 #define TG_POST_ACCEPT 0
 #define TG_POST_REPLACE 1
 #define TG_POST_BLOCK 2
-typedef tg_status (*tg_post_execute_fn)(void *user_data, tg_call *call,
-                                        int32_t *out_verdict);
+typedef tg_status (*tg_post_execute_fn)(void *user_data, tg_call *call, int32_t *out_verdict);
 
 /* ---- 5.5 result observers (read only) ---------------------------------
  * Receive the frozen outcome (host->outcome_json: identity, original and
  * final arguments, every stage's verdict, timings, the result).  Their
  * failures are logged and change nothing.  Run in registration order. */
-typedef tg_status (*tg_result_observer_fn)(void *user_data,
-                                           const tg_call *call);
+typedef tg_status (*tg_result_observer_fn)(void *user_data, const tg_call *call);
 
 /* ---- 5.6 tools ---------------------------------------------------------
  * execute: run the tool.  On success set the value with
@@ -300,20 +293,19 @@ typedef tg_status (*tg_result_observer_fn)(void *user_data,
 #define TG_TOOL_IDEMPOTENT 0x04u
 #define TG_TOOL_OPEN_WORLD 0x08u
 
-typedef tg_status (*tg_tool_execute_fn)(void *user_data, tg_call *call,
-                                        const tg_signal *signal);
+typedef tg_status (*tg_tool_execute_fn)(void *user_data, tg_call *call, const tg_signal *signal);
 typedef tg_status (*tg_tool_render_fn)(void *user_data, tg_call *call);
 typedef tg_status (*tg_tool_finalize_fn)(void *user_data, tg_call *call);
 
 typedef struct tg_tool_definition {
   uint32_t struct_size;
-  const char *name;              /* copied                                  */
-  const char *description;       /* copied; may be NULL                     */
-  tg_str input_schema_json;      /* copied; a JSON Schema object or empty   */
-  tg_str output_schema_json;     /* copied; optional                        */
-  uint32_t annotations;          /* TG_TOOL_* bits                          */
-  tg_tool_execute_fn execute;    /* required                                */
-  tg_tool_render_fn render;      /* optional                                */
+  const char *name;                     /* copied                                  */
+  const char *description;              /* copied; may be NULL                     */
+  tg_str input_schema_json;             /* copied; a JSON Schema object or empty   */
+  tg_str output_schema_json;            /* copied; optional                        */
+  uint32_t annotations;                 /* TG_TOOL_* bits                          */
+  tg_tool_execute_fn execute;           /* required                                */
+  tg_tool_render_fn render;             /* optional                                */
   tg_tool_finalize_fn finalize_content; /* optional                        */
   void *user_data;
 } tg_tool_definition;
@@ -349,12 +341,12 @@ typedef struct tg_hook_options {
 #define TG_JSON_OBJECT 6
 typedef struct tg_json_value {
   uint32_t struct_size;
-  int32_t type;       /* TG_JSON_*                                          */
-  int32_t boolean;    /* TG_JSON_BOOL                                       */
-  int64_t integer;    /* TG_JSON_INT                                        */
-  double number;      /* TG_JSON_INT and TG_JSON_DOUBLE                     */
-  tg_str string;      /* TG_JSON_STRING: the unescaped UTF-8 text           */
-  size_t size;        /* TG_JSON_ARRAY / OBJECT: number of elements         */
+  int32_t type;    /* TG_JSON_*                                          */
+  int32_t boolean; /* TG_JSON_BOOL                                       */
+  int64_t integer; /* TG_JSON_INT                                        */
+  double number;   /* TG_JSON_INT and TG_JSON_DOUBLE                     */
+  tg_str string;   /* TG_JSON_STRING: the unescaped UTF-8 text           */
+  size_t size;     /* TG_JSON_ARRAY / OBJECT: number of elements         */
 } tg_json_value;
 
 /* ======================================================================
@@ -366,7 +358,7 @@ typedef struct tg_json_value {
  * Functions returning tg_status return TG_WRONG_STAGE when called from a
  * stage that may not use them (for example set_arguments from a guard).
  */
-#define TOOLGATE_HOST_HAS(api, member)                                         \
+#define TOOLGATE_HOST_HAS(api, member) \
   ((api)->struct_size >= offsetof(tg_host_api, member) + sizeof((api)->member))
 
 struct tg_host_api {
@@ -380,24 +372,19 @@ struct tg_host_api {
    * declared in capabilities) and explains why in the init error. */
   tg_status (*register_pre_execute)(tg_init_ctx *ctx, const tg_hook_options *o,
                                     tg_pre_execute_fn fn);
-  tg_status (*register_guard)(tg_init_ctx *ctx, const tg_hook_options *o,
-                              tg_guard_fn fn);
-  tg_status (*register_execute_wrapper)(tg_init_ctx *ctx,
-                                        const tg_hook_options *o,
+  tg_status (*register_guard)(tg_init_ctx *ctx, const tg_hook_options *o, tg_guard_fn fn);
+  tg_status (*register_execute_wrapper)(tg_init_ctx *ctx, const tg_hook_options *o,
                                         tg_execute_wrapper_fn fn);
-  tg_status (*register_post_execute)(tg_init_ctx *ctx,
-                                     const tg_hook_options *o,
+  tg_status (*register_post_execute)(tg_init_ctx *ctx, const tg_hook_options *o,
                                      tg_post_execute_fn fn);
-  tg_status (*register_result_observer)(tg_init_ctx *ctx,
-                                        const tg_hook_options *o,
+  tg_status (*register_result_observer)(tg_init_ctx *ctx, const tg_hook_options *o,
                                         tg_result_observer_fn fn);
   tg_status (*register_tool)(tg_init_ctx *ctx, const tg_tool_definition *def);
 
   /* init failures: the message (and for config, the JSON Pointer into the
    * config object) are copied and reported with the plugin's id. */
   void (*init_error)(tg_init_ctx *ctx, const char *message);
-  void (*reject_config)(tg_init_ctx *ctx, const char *json_pointer,
-                        const char *message);
+  void (*reject_config)(tg_init_ctx *ctx, const char *json_pointer, const char *message);
 
   /* ---- reading a call (any stage) -------------------------------------- */
   /* Fills *out (set out->struct_size first).  Strings are borrowed. */
@@ -407,11 +394,9 @@ struct tg_host_api {
   /* One argument by RFC 6901 JSON Pointer ("/path", "/paths/0"; "" is the
    * whole object), without parsing anything: the host keeps the arguments
    * parsed.  TG_NOT_FOUND when absent. */
-  tg_status (*arg_get)(const tg_call *call, const char *json_pointer,
-                       tg_json_value *out);
+  tg_status (*arg_get)(const tg_call *call, const char *json_pointer, tg_json_value *out);
   /* Convenience: a string argument.  TG_TYPE_MISMATCH if not a string. */
-  tg_status (*arg_string)(const tg_call *call, const char *json_pointer,
-                          tg_str *out);
+  tg_status (*arg_string)(const tg_call *call, const char *json_pointer, tg_str *out);
   /* The decision so far (TG_PRE_*), pre-execute and later stages. */
   int32_t (*current_decision)(const tg_call *call);
   /* TG_OUTCOME_* (post-execute, observers, finalize). */
@@ -443,8 +428,7 @@ struct tg_host_api {
    * child of it).  *out is a host-owned handle valid until your wrapper
    * returns.  Returns a failure only if the chain could not be run at all
    * (a tool failure is a result, not a failure). */
-  tg_status (*call_next)(const tg_next *next, const tg_signal *signal,
-                         const tg_result **out);
+  tg_status (*call_next)(const tg_next *next, const tg_signal *signal, const tg_result **out);
   /* 1 if the result is an error, else 0. */
   int32_t (*result_is_error)(const tg_result *result);
   /* The error code ("tool_error", "timeout", ...); empty when not an error. */
@@ -454,8 +438,7 @@ struct tg_host_api {
    * A signal fires when cancelled or when its deadline passes; a child
    * fires when its parent does.  Child signals are owned by the host and
    * live until the wrapper callback that made them returns. */
-  const tg_signal *(*signal_child)(const tg_signal *parent,
-                                   uint64_t timeout_ns);
+  const tg_signal *(*signal_child)(const tg_signal *parent, uint64_t timeout_ns);
   /* 0 = not fired, TG_CANCELLED or TG_TIMEOUT. */
   int32_t (*signal_fired)(const tg_signal *signal);
   /* Block up to timeout_ns or until the signal fires; returns as
@@ -465,8 +448,7 @@ struct tg_host_api {
   /* ---- events and logs (copied) ----------------------------------------- */
   /* Append a tool- or plugin-owned event ("fs/observed") to the session's
    * event log; data is a JSON object. */
-  tg_status (*emit_event)(const tg_call *call, const char *type,
-                          tg_str data_json);
+  tg_status (*emit_event)(const tg_call *call, const char *type, tg_str data_json);
   /* Log through the host's logger, tagged with the plugin id. */
   void (*log)(const tg_call *call_or_null, int32_t level, tg_str message);
 };
