@@ -11,6 +11,7 @@ packages=(
   ccache
   pkg-config
   binutils            # readelf, used by the plugin export test
+  clang-format        # the style check (ctest style.clang_format)
   libboost1.81-dev    # Boost.DLL (header-only) -- 1.74 has no Boost.JSON
   libboost-json1.81-dev
   libspdlog-dev
