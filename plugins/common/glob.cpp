@@ -2,51 +2,6 @@
 
 namespace tgp {
 
-bool name_glob(std::string_view p, std::string_view t) {
-  // Iterative matcher with single-star backtracking: no recursion, so a
-  // hostile pattern or name cannot blow the stack, and it is linear in
-  // practice.
-  std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
-  while (ti < t.size()) {
-    if (pi < p.size() && (p[pi] == '?' || p[pi] == t[ti])) {
-      ++pi;
-      ++ti;
-    } else if (pi < p.size() && p[pi] == '*') {
-      star = pi++;
-      mark = ti;
-    } else if (star != std::string_view::npos) {
-      pi = star + 1;
-      ti = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (pi < p.size() && p[pi] == '*') ++pi;
-  return pi == p.size();
-}
-
-NameGlobs::NameGlobs(const std::vector<std::string>& patterns) {
-  for (const auto& p : patterns) {
-    if (!p.empty() && p[0] == '!')
-      excludes_.push_back(p.substr(1));
-    else
-      includes_.push_back(p);
-  }
-}
-
-bool NameGlobs::matches(std::string_view name) const {
-  bool included = includes_.empty();
-  for (const auto& p : includes_)
-    if (name_glob(p, name)) {
-      included = true;
-      break;
-    }
-  if (!included) return false;
-  for (const auto& p : excludes_)
-    if (name_glob(p, name)) return false;
-  return true;
-}
-
 std::vector<std::string_view> path_segments(std::string_view path) {
   std::vector<std::string_view> out;
   std::size_t i = 0;
@@ -86,7 +41,7 @@ bool match_segments(const std::vector<std::string>& pat,
       }
     } else {
       for (std::size_t j = 0; j < N; ++j)
-        if (reach[j] && name_glob(pat[i], segs[j])) next[j + 1] = 1;
+        if (reach[j] && glob_match(pat[i], segs[j])) next[j + 1] = 1;
     }
     reach.swap(next);
   }

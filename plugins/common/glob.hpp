@@ -1,8 +1,9 @@
 // glob.hpp -- the two kinds of glob the plugins use.
 //
 //   name globs  ("fs.*", "shell.?"): '*' is any run of characters, '?' one
-//               character.  Same semantics as the host's tool filters, so a
-//               deployer writes tool globs the same way everywhere.
+//               character.  These are the SDK's <toolgate/glob.hpp>, the
+//               code the host's tool filters run, so a deployer writes tool
+//               globs the same way everywhere.
 //   path globs  ("**/.ssh/**", "/etc/**", "*.pem"): '*' and '?' stay inside
 //               one path segment, "**" spans any number of segments (also
 //               zero).  A pattern without a leading '/' matches at any depth.
@@ -10,23 +11,14 @@
 
 #include <string>
 #include <string_view>
+#include <toolgate/glob.hpp>
 #include <vector>
 
 namespace tgp {
 
-bool name_glob(std::string_view pattern, std::string_view text);
-
+using toolgate::sdk::glob_match;
 // A list of name globs; "!glob" excludes.  Empty matches everything.
-class NameGlobs {
- public:
-  NameGlobs() = default;
-  explicit NameGlobs(const std::vector<std::string>& patterns);
-  bool matches(std::string_view name) const;
-  bool empty() const { return includes_.empty() && excludes_.empty(); }
-
- private:
-  std::vector<std::string> includes_, excludes_;
-};
+using NameGlobs = toolgate::sdk::GlobList;
 
 // A precompiled path glob (segments split once at init).
 class PathGlob {

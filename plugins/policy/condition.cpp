@@ -98,7 +98,7 @@ bool Condition::holds(LazyArgs& args) const {
           }
         break;
       case Op::glob:
-        result = v.type == TG_JSON_STRING && name_glob(text_, view(v.string));
+        result = v.type == TG_JSON_STRING && glob_match(text_, view(v.string));
         break;
       case Op::prefix:
         result = v.type == TG_JSON_STRING && view(v.string).substr(0, text_.size()) == text_;
