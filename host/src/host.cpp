@@ -130,7 +130,8 @@ LoadReport Host::load_manifests(const std::vector<std::filesystem::path>& paths,
                                 const LoadOptions& options) {
   auto files = detail::expand_manifest_paths(paths);
   std::vector<detail::Manifest> manifests;
-  for (const auto& f : files) manifests.push_back(detail::read_manifest(f));
+  for (const auto& f : files)
+    manifests.push_back(detail::read_manifest(f, options.allow_insecure_plugin_permissions));
 
   std::lock_guard lock(impl_->control);
   // Plugin ids are unique across the whole stack.

@@ -228,3 +228,36 @@ TEST(Permissions, PluginsWritableByOthersAreRefusedUnlessAllowed) {
   ::chmod((open / "v.so").c_str(), 0755);
   host.load_manifest(m);  // and fine once fixed
 }
+
+// A manifest is policy too: whoever can rewrite it chooses the guards.
+TEST(Permissions, ManifestsWritableByOthersAreRefusedBeforeAnythingLoads) {
+  TempDir dir;
+  auto m = dir.write(
+      "m.json", manifest("one", false, {plugin_entry("test.variant", test_plugin("variant_ok"))}));
+  ::chmod(m.c_str(), 0666);  // anyone may rewrite the policy
+  {
+    Host host;
+    try {
+      host.load_manifest(m);
+      ADD_FAILURE() << "loaded a manifest anyone can rewrite";
+    } catch (const LoadError& e) {
+      EXPECT_EQ(e.file(), m.string());
+      EXPECT_NE(e.problem().find(m.string() + " is writable by group or others"), std::string::npos)
+          << e.problem();
+      EXPECT_NE(e.fix().find("--allow-insecure-plugin-permissions"), std::string::npos);
+    }
+    // Refused before any plugin of it was loaded.
+    EXPECT_TRUE(host.describe().at("plugins").as_array().empty());
+  }
+  {
+    Host host;
+    LoadOptions o;
+    o.allow_insecure_plugin_permissions = true;
+    host.load_manifests({m}, o);
+    EXPECT_EQ(host.describe().at("plugins").as_array().size(), 1u);
+  }
+  ::chmod(m.c_str(), 0644);
+  Host host;
+  host.load_manifest(m);  // and fine once fixed
+  EXPECT_EQ(host.describe().at("plugins").as_array().size(), 1u);
+}

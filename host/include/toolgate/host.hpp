@@ -56,8 +56,9 @@ struct LoadOptions {
   // Operator overrides: globs over plugin and hook ids ("all" = everything).
   // Anything a locked layer registered is kept and reported instead.
   std::vector<std::string> disable;
-  // Load plugins even if they or a folder above them are writable by other
-  // users.  Off by default: such a plugin could be swapped by someone else.
+  // Load manifests and plugins even if they or a folder above them are
+  // writable by other users.  Off by default: someone else could swap the
+  // policy.
   bool allow_insecure_plugin_permissions = false;
 };
 

@@ -23,7 +23,7 @@ int run_check(const Args& args) {
   }
   for (const auto& f : files) {
     try {
-      detail::read_manifest(f);
+      detail::read_manifest(f, o.load.allow_insecure_plugin_permissions);
     } catch (const LoadError& e) {
       std::fprintf(stderr, "toolgate check: error: %s\n", e.what());
       ++errors;

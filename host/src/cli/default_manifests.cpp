@@ -1,6 +1,6 @@
 #include "default_manifests.hpp"
 
-#include "../loading/plugin_loader.hpp"
+#include "../loading/file_permissions.hpp"
 
 #include <cstdlib>
 #include <stdexcept>

@@ -63,7 +63,7 @@ void usage(std::FILE* out) {
       "                                locked ones are kept and reported.  Also the\n"
       "                                TOOLGATE_DISABLE environment variable (comma-separated)\n"
       "  --allow-insecure-plugin-permissions\n"
-      "                                load plugins writable by other users\n"
+      "                                load manifests and plugins writable by other users\n"
       "\n"
       "exit status: 0 ok, 1 failure (invalid manifest, call ended as an error), 2 usage\n",
       out);

@@ -1,5 +1,7 @@
 #include "manifest.hpp"
 
+#include "file_permissions.hpp"
+
 #include <toolgate/host.hpp>
 
 #include <boost/json/parse_options.hpp>
@@ -172,12 +174,19 @@ bool valid_sha256(std::string_view s) {
 
 }  // namespace
 
-Manifest read_manifest(const fs::path& file) {
+Manifest read_manifest(const fs::path& file, bool allow_insecure_permissions) {
   Reader r(file);
   std::error_code fec;
   if (!fs::is_regular_file(file, fec))
     r.fail("", "the manifest does not exist or is not a regular file",
            "check the path (a folder loads its *.json files in name order)");
+  // A manifest is policy as much as a plugin is: whoever can rewrite it
+  // chooses the guards.  Checked before it is read, like the plugins.
+  if (!allow_insecure_permissions)
+    if (auto why = insecure_permissions(file); !why.empty())
+      r.fail("", "refused: " + why + ", so another user could change the policy",
+             "chmod go-w (and fix the owner) on the manifest and every folder above it, or pass "
+             "--allow-insecure-plugin-permissions");
   std::ifstream in(file, std::ios::binary);
   if (!in) r.fail("", "cannot read the manifest", "check its permissions");
   std::stringstream buf;

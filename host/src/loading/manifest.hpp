@@ -57,8 +57,10 @@ struct Manifest {
   std::vector<std::pair<std::string, HookSettings>> overrides;  // by target id
 };
 
-// Throws LoadError naming the file, the JSON path and a fix.
-Manifest read_manifest(const std::filesystem::path& file);
+// Throws LoadError naming the file, the JSON path and a fix.  Unless
+// `allow_insecure_permissions`, a manifest another user could replace (see
+// file_permissions.hpp) is refused before it is read.
+Manifest read_manifest(const std::filesystem::path& file, bool allow_insecure_permissions);
 
 // A folder stands for its *.json files in byte-wise name order; a file for
 // itself.  Throws LoadError for a path that is neither.

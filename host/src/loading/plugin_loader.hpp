@@ -56,11 +56,4 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& plugin,
 // The lower-case hex SHA-256 of a file's content.
 std::string sha256_file(const std::filesystem::path& file);
 
-// Why `file` (or a folder above it) could be replaced by another user, or
-// an empty string when it cannot.  A folder writable by group or others is
-// unsafe unless it has the sticky bit and the entry below it belongs to
-// root or to us (as /tmp/dir owned by us); anything owned by another
-// non-root user is unsafe.
-std::string insecure_permissions(const std::filesystem::path& file);
-
 }  // namespace toolgate::detail

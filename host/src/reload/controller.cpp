@@ -153,7 +153,7 @@ ReloadReport ReloadController::attempt(bool force) {
     bool changed = force || impl_.layers.size() != files.size();
     for (const auto& f : files) {
       detail::StackLayer layer;
-      layer.manifest = detail::read_manifest(f);
+      layer.manifest = detail::read_manifest(f, options_.load.allow_insecure_plugin_permissions);
       const auto& m = layer.manifest;
       for (std::size_t i = 0; i < m.plugins.size(); ++i) {
         const auto& p = m.plugins[i];

@@ -1,0 +1,21 @@
+// file_permissions.hpp -- could another user replace this file?
+//
+// Plugins and manifests are the policy: whoever can rewrite either decides
+// what the agent may do.  Both are refused when another user could replace
+// them, unless the operator says otherwise
+// (LoadOptions::allow_insecure_plugin_permissions).
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace toolgate::detail {
+
+// Why `file` (or a folder above it) could be replaced by another user, or
+// an empty string when it cannot.  A folder writable by group or others is
+// unsafe unless it has the sticky bit and the entry below it belongs to
+// root or to us (as /tmp/dir owned by us); anything owned by another
+// non-root user is unsafe.
+std::string insecure_permissions(const std::filesystem::path& file);
+
+}  // namespace toolgate::detail
