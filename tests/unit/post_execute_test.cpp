@@ -24,7 +24,7 @@ TEST(PostExecute, ReplaceChangesTheResultAndLaterHooksSeeIt) {
     return PostVerdict::replace(text_result("redacted"));
   });
   f.host.add_post_execute("p", {"after"}, [](const HookCall& c) {
-    EXPECT_EQ(c.candidate->at("content").at(0).at("text"), "redacted");
+    EXPECT_EQ(c.candidate()->at("content").at(0).at("text"), "redacted");
     return PostVerdict::accept();
   });
   auto r = f.call("echo", {{"secret", "hunter2"}});

@@ -142,7 +142,7 @@ TEST(ToolBody, AThrowingToolIsAToolErrorThatTravelsThroughPostExecute) {
   host.register_tool(t);
   bool post_saw_it = false;
   host.add_post_execute("p", {"see"}, [&](const HookCall& c) {
-    post_saw_it = !c.denied && c.candidate->at("isError").as_bool();
+    post_saw_it = !c.denied && c.candidate()->at("isError").as_bool();
     return PostVerdict::accept();
   });
   ToolCall c;

@@ -46,11 +46,15 @@ struct HookCall {
   Decision decision = Decision::allow;  // the pre-execute decision so far
   std::uint32_t annotations = 0;        // of the tool being called
   std::uint32_t attempt = 0;            // tool body invocations so far
-  // post-execute and finalize: the candidate result (result-shape JSON) and
-  // whether the call was denied rather than executed.
-  const boost::json::value* candidate = nullptr;
+  // post-execute: whether the call was denied rather than executed.
   bool denied = false;
   detail::CallState* state = nullptr;  // engine-private
+  bool in_post_execute = false;        // engine-private: candidate() is valid
+
+  // post-execute: the candidate result (result-shape JSON), or nullptr in
+  // any other stage.  Built on first use, because most hooks never read it;
+  // valid until this hook returns.
+  const boost::json::value* candidate() const;
 
   // Append a tool- or plugin-owned event to the session log.
   void emit(std::string_view type, boost::json::object data) const;

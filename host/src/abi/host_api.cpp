@@ -330,8 +330,9 @@ tg_status result_json(const tg_call* c, tg_str* out) {
         c->result_text = json::serialize(c->outcome->to_json());
       else if (c->stage == AbiStage::tool_finalize && c->finalize_input)
         c->result_text = json::serialize(c->finalize_input->to_json());
-      else if (c->stage == AbiStage::post_execute && c->view.candidate)
-        c->result_text = json::serialize(*c->view.candidate);
+      else if (const auto* candidate =
+                   c->stage == AbiStage::post_execute ? c->view.candidate() : nullptr)
+        c->result_text = json::serialize(*candidate);
       else
         return TG_WRONG_STAGE;
     }

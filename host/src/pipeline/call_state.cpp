@@ -6,6 +6,10 @@ void HookCall::emit(std::string_view type, boost::json::object data) const {
   if (state) state->emit(type, std::move(data));
 }
 
+const boost::json::value* HookCall::candidate() const {
+  return in_post_execute && state ? &state->candidate_json() : nullptr;
+}
+
 namespace detail {
 
 HookCall CallState::view(std::string_view stage) const {

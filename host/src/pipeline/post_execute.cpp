@@ -30,7 +30,7 @@ void run_post_execute(CallState& s) {
       s.emit("hook/invoked", {{"stage", stage::post_execute}, {"source", hook.id}});
     const bool denied = s.path == CallPath::denied;
     HookCall view = s.view(stage::post_execute);
-    view.candidate = &s.candidate_json();
+    view.in_post_execute = true;
     PostVerdict v;
     std::string what;
     auto start = s.now();
