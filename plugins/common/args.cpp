@@ -102,6 +102,17 @@ void walk(LazyArgs& args, const std::vector<std::string>& raw, std::size_t i,
 }  // namespace
 
 void expand_pointer(LazyArgs& args, const std::string& pattern, const PointerVisitor& visit) {
+  // Most patterns have no wildcard: one lookup through the host, no
+  // splitting and no string building (a guard checks a dozen such pointers
+  // on every call).
+  if (pattern.find('*') == std::string::npos) {
+    if (pattern.empty()) return;
+    tg_json_value v{};
+    v.struct_size = sizeof v;
+    if (args.call().api()->arg_get(args.call().handle(), pattern.c_str(), &v) == TG_OK)
+      visit(pattern, v);
+    return;
+  }
   // Split on '/', keeping tokens escaped so they can be joined back.
   std::vector<std::string> raw;
   std::size_t i = 1;

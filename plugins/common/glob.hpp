@@ -26,6 +26,9 @@ class PathGlob {
   explicit PathGlob(std::string_view pattern);
   // `path` must be absolute and normalised ("/a/b", no "." or "..").
   bool matches(std::string_view path) const;
+  // The same on a path already split by path_segments(): a caller matching
+  // one path against many globs splits it once.
+  bool matches(const std::vector<std::string_view>& segments) const;
   const std::string& text() const { return text_; }
 
  private:

@@ -145,18 +145,24 @@ class GuardPaths {
   // Checks one path string; returns a denial reason or "".
   std::string check_path(std::string_view tool, const std::string& pointer, std::string_view value,
                          bool write) const {
-    const std::string head = std::string(tool) + ": " + pointer + " \"" + std::string(value) + "\"";
+    // Built only for a denial: an allowed path costs no string building.
+    auto head = [&] {
+      return std::string(tool) + ": " + pointer + " \"" + std::string(value) + "\"";
+    };
     std::string why;
     auto r = resolve(value, ctx_, &why);
-    if (!r) return head + " " + why;
+    if (!r) return head() + " " + why;
+    // Each path is split once for all the deny globs.
+    const auto lexical = path_segments(r->lexical);
+    const auto real = path_segments(r->real);
     for (const auto& g : deny_)
-      if (g.matches(r->lexical) || g.matches(r->real))
-        return head + " resolves to \"" + r->real + "\", which matches the deny pattern \"" +
+      if (g.matches(lexical) || g.matches(real))
+        return head() + " resolves to \"" + r->real + "\", which matches the deny pattern \"" +
                g.text() + "\"";
     const auto& roots = write ? write_roots_ : read_roots_;
     for (const auto& root : roots)
       if (within(r->real, root)) return "";
-    return head + " resolves to \"" + r->real + "\", outside the " + (write ? "write" : "read") +
+    return head() + " resolves to \"" + r->real + "\", outside the " + (write ? "write" : "read") +
            " roots (" + describe_roots(roots) + ")";
   }
 

@@ -116,6 +116,20 @@ TEST(GuardPathsPlugin, DenyGlobsApplyInsideTheRoots) {
   EXPECT_EQ(f.try_path("fs.read", "Cargo.lock.txt"), "");
 }
 
+// Deny globs are matched with the path's rows on the stack up to 63
+// segments and on the heap beyond: both sides of that line must match.
+TEST(GuardPathsPlugin, DenyGlobsMatchVeryDeepPaths) {
+  PathsFixture f;
+  f.load("guard-paths", f.config({{"deny", json::array{"**/secrets/**"}}}));
+  for (int depth : {60, 61, 62, 63, 64, 65, 200}) {
+    std::string deep;
+    for (int i = 0; i < depth; ++i) deep += "d" + std::to_string(i) + "/";
+    EXPECT_TRUE(has(f.try_path("fs.read", deep + "secrets/key"), "**/secrets/**")) << depth;
+    EXPECT_TRUE(has(f.try_path("fs.read", "secrets/" + deep + "key"), "**/secrets/**")) << depth;
+    EXPECT_EQ(f.try_path("fs.read", deep + "public/key"), "") << depth;
+  }
+}
+
 TEST(GuardPathsPlugin, ASymlinkNamedLikeADeniedFileIsDeniedToo) {
   PathsFixture f;
   fs::create_symlink(f.work + "/a.txt", f.work + "/.env.local");
