@@ -132,9 +132,10 @@ void probe(const fs::path& plugin, const json::object& config, Findings& f) {
                              fs::temp_directory_path().string() + " for the inspect report");
   const fs::path dir = pattern;
   const fs::path report_file = dir / "report.json";
-  // run_probe passes its `id` as the last argument: here, the report file.
-  std::string why = detail::run_probe({self_exe(), "__inspect"}, plugin, report_file.string(),
-                                      config, std::chrono::seconds(10));
+  // run_probe appends PLUGIN and ID; inspect learns the id from the plugin,
+  // so it passes "-".
+  std::string why = detail::run_probe({self_exe(), "__inspect", "--report", report_file.string()},
+                                      plugin, "-", config, std::chrono::seconds(10));
   std::ifstream in(report_file);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::error_code ec;

@@ -4,7 +4,7 @@
 // libraries) without running any of the plugin's code.  Everything that
 // runs plugin code -- the entry, init with a config, the registrations,
 // resolving undefined symbols against the plugin's own libraries -- runs
-// in a child process (`toolgate __inspect PLUGIN REPORT`, the config on
+// in a child process (`toolgate __inspect --report REPORT PLUGIN -`, the config on
 // stdin), so a plugin that crashes or hangs cannot take inspect down.
 #pragma once
 

@@ -137,11 +137,13 @@ void load_and_init(const fs::path& plugin, const json::object& config, json::obj
 }  // namespace
 
 int inspect_child_main(const Args& args) {
-  if (args.size() != 2) {
-    std::cerr << "usage: toolgate __inspect PLUGIN REPORT.json < config.json\n";
+  // As run_probe calls it: --report FILE, then PLUGIN and the id ("-").
+  if (args.size() != 4 || args[0] != "--report") {
+    std::cerr << "usage: toolgate __inspect --report REPORT.json PLUGIN - < config.json\n";
     return 2;
   }
-  const fs::path plugin = fs::absolute(args[0]);
+  const std::string& report_file = args[1];
+  const fs::path plugin = fs::absolute(args[2]);
   json::object report;
   try {
     std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
@@ -154,11 +156,11 @@ int inspect_child_main(const Args& args) {
   } catch (const std::exception& e) {
     report["load_error"] = {{"problem", e.what()}, {"fix", "fix the plugin"}};
   }
-  std::ofstream out(args[1], std::ios::trunc);
+  std::ofstream out(report_file, std::ios::trunc);
   out << json::serialize(report) << "\n";
   out.close();
   if (!out.good()) {
-    detail::probe_say_rejected("cannot write the report to " + args[1]);
+    detail::probe_say_rejected("cannot write the report to " + report_file);
     return 1;
   }
   detail::probe_say_ok();  // run_probe takes any other ending as a crash
