@@ -46,11 +46,13 @@ struct ReloadFixture {
     fs::copy_file(test_plugin(variant), tmp, fs::copy_options::overwrite_existing);
     fs::rename(tmp, plugin);  // atomic replace
   }
-  void write_manifest(const std::string& config, bool locked = true) {
+  // `entry`: more members of the plugin entry (",\"sha256\":...").
+  void write_manifest(const std::string& config, bool locked = true,
+                      const std::string& entry = "") {
     std::ofstream(manifest) << R"({"toolgate":1,"layer":{"name":"security","locked":)"
                             << (locked ? "true" : "false")
                             << R"(},"plugins":[{"id":"reload.guard","path":"guard.so","config":)"
-                            << config << "}]}";
+                            << config << entry << "}]}";
   }
   ReloadReport enable(bool watch = false, bool probe = false) {
     ReloadOptions o;
@@ -94,6 +96,28 @@ TEST(Reload, ASwapChangesWhatTheGuardDenies) {
   EXPECT_GT(r.generation, first.generation);
   EXPECT_FALSE(f.greet("A").is_error);
   EXPECT_EQ(code_of(f.greet("B")), "denied");
+}
+
+// An edit to the manifest alone (no plugin rebuilt) is a change: here a
+// guard of an unlocked layer is switched to shadow mode and back, and each
+// reload serves the edit.
+TEST(Reload, AnEditedHookSettingIsAChange) {
+  ReloadFixture f("reload_guard_a", /*locked=*/false);
+  auto first = f.enable();
+  ASSERT_TRUE(first.ok) << first.error;
+  EXPECT_EQ(code_of(f.greet("A")), "denied");
+  f.write_manifest("{}", false, R"(,"hooks":{"guard":{"mode":"shadow"}})");
+  auto shadow = f.host->reload();
+  ASSERT_TRUE(shadow.ok) << shadow.error;
+  EXPECT_TRUE(shadow.changed);
+  EXPECT_TRUE(shadow.reloaded.empty());  // same build and config: not reloaded
+  EXPECT_GT(shadow.generation, first.generation);
+  EXPECT_FALSE(f.greet("A").is_error);  // recorded, not denied
+  f.write_manifest("{}", false);
+  auto enforce = f.host->reload();
+  ASSERT_TRUE(enforce.ok) << enforce.error;
+  EXPECT_TRUE(enforce.changed);
+  EXPECT_EQ(code_of(f.greet("A")), "denied");
 }
 
 TEST(Reload, SameContentIsNotReloaded) {
@@ -244,6 +268,35 @@ TEST(Reload, EveryFailureLeavesTheOldGenerationServing) {
        [](ReloadFixture& f) { f.install("reload_guard_refuse_state"); },
        "refused the old version's state"},
       {"plugin file deleted", [](ReloadFixture& f) { fs::remove(f.plugin); }, "does not exist"},
+      // Refused before any of its code runs: with a probe configured, a
+      // build that would crash the probe is never handed to it.
+      {"a build that misses its pin, probe",
+       [](ReloadFixture& f) {
+         f.install("reload_guard_crash_init");
+         f.write_manifest("{}", true, ",\"sha256\":\"" + std::string(64, '0') + "\"");
+       },
+       "SHA-256 mismatch: the manifest pins 0000", true},
+      {"a build others can write, probe",
+       [](ReloadFixture& f) {
+         f.install("reload_guard_crash_init");
+         fs::permissions(f.plugin, fs::perms::others_write, fs::perm_options::add);
+       },
+       "is writable by group or others", true},
+      {"a locked layer unlocked", [](ReloadFixture& f) { f.write_manifest("{}", false); },
+       "would unlock it: guard hook reload.guard/guard"},
+      {"a locked guard's tool filter changed",
+       [](ReloadFixture& f) {
+         f.write_manifest("{}", true, R"(,"hooks":{"guard":{"tools":["other.*"]}})");
+       },
+       "would change its tool filter"},
+      {"a locked guard put in shadow mode",
+       [](ReloadFixture& f) {
+         f.write_manifest("{}", true, R"(,"hooks":{"guard":{"mode":"shadow"}})");
+       },
+       "would put it in shadow mode"},
+      {"a locked plugin's config changed",
+       [](ReloadFixture& f) { f.write_manifest(R"({"deny":"nobody"})"); },
+       "would change the config of plugin \"reload.guard\", which layer \"security\" locks"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

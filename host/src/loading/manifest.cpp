@@ -203,6 +203,7 @@ Manifest read_manifest(const fs::path& file, bool allow_insecure_permissions) {
 
   Manifest m;
   m.file = file;
+  m.text = buf.str();
   m.layer = file.stem().string();
   if (const auto* layer = root.if_contains("layer")) {
     const auto& o = r.object(*layer, "/layer", "{ \"name\": \"security\", \"locked\": true }");

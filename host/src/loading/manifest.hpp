@@ -51,6 +51,7 @@ struct ManifestPlugin {
 
 struct Manifest {
   std::filesystem::path file;
+  std::string text;   // as read: a reload compares it to see any edit
   std::string layer;  // "layer.name", default: the file's stem
   bool locked = false;
   std::vector<ManifestPlugin> plugins;

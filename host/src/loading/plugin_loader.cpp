@@ -120,8 +120,8 @@ std::string sha256_file(const fs::path& file) {
   return out;
 }
 
-std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::path& manifest_file,
-                                          const LoaderOptions& options, const fs::path& load_from) {
+std::string check_plugin_file(const ManifestPlugin& mp, const fs::path& manifest_file,
+                              const LoaderOptions& options, const fs::path& load_from) {
   const fs::path& file = load_from.empty() ? mp.path : load_from;
   Fail fail{manifest_file, mp};
   std::error_code fec;
@@ -144,6 +144,14 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
   if (auto why = elf_incomplete(file); !why.empty())
     fail("cannot be loaded: the file " + why, "wait for the build to finish, or rebuild the plugin",
          "/path");
+  return actual;
+}
+
+std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::path& manifest_file,
+                                          const LoaderOptions& options, const fs::path& load_from) {
+  const fs::path& file = load_from.empty() ? mp.path : load_from;
+  Fail fail{manifest_file, mp};
+  std::string actual = check_plugin_file(mp, manifest_file, options, load_from);
 
   auto loaded = std::make_shared<LoadedPlugin>();
   auto inst = std::make_shared<PluginInstance>();

@@ -43,6 +43,16 @@ struct LoaderOptions {
   bool allow_insecure_permissions = false;
 };
 
+// Everything checked before a plugin's code may run: the file exists,
+// nobody else can replace it (unless allowed), its digest matches the pin,
+// the image is complete.  Returns the digest of `load_from` (or plugin.path
+// when empty); throws LoadError like load_plugin.  Hot reload calls it
+// before the probe child runs the candidate's init.
+std::string check_plugin_file(const ManifestPlugin& plugin,
+                              const std::filesystem::path& manifest_file,
+                              const LoaderOptions& options,
+                              const std::filesystem::path& load_from = {});
+
 // Throws LoadError (file = the manifest, json_path = the plugin entry) for a
 // missing file, unsafe permissions, a digest mismatch, a missing entry
 // symbol, an ABI mismatch, an init failure or a rejected config.

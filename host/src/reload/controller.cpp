@@ -17,7 +17,8 @@ using detail::LoadedPlugin;
 namespace {
 
 // Every hook a locked layer registered must survive a reload unchanged:
-// same stage, still locked, same tool filter, same mode.
+// same stage, still locked, same tool filter, same order settings, same
+// mode.  (Its plugin's config is checked as the stack is loaded.)
 template <class Hooks, class Extra>
 void check_locked_table(const Hooks& before, const Hooks& after, const char* stage, Extra extra) {
   for (const auto& h : before) {
@@ -34,6 +35,8 @@ void check_locked_table(const Hooks& before, const Hooks& after, const char* sta
       why = "would unlock it";
     else if (match->filter.patterns() != h.filter.patterns())
       why = "would change its tool filter";
+    else if (match->priority != h.priority || match->before != h.before || match->after != h.after)
+      why = "would reorder it";
     else if (!extra(h, *match))
       why = "would put it in shadow mode";
     if (!why.empty())
@@ -143,8 +146,14 @@ ReloadReport ReloadController::attempt(bool force) {
   try {
     auto files = detail::expand_manifest_paths(options_.manifests);
     std::map<std::string, std::shared_ptr<const LoadedPlugin>> old;
+    // Plugins of locked layers: their layer's name and their config.
+    std::map<std::string, std::pair<std::string, const json::object*>> locked_config;
     for (const auto& layer : impl_.layers)
-      for (const auto& [i, p] : layer.plugins) old[p->id] = p;
+      for (const auto& [i, p] : layer.plugins) {
+        old[p->id] = p;
+        if (impl_.stack_valid && layer.manifest.locked)
+          locked_config[p->id] = {layer.manifest.layer, &p->config};
+      }
 
     std::vector<detail::StackLayer> stack;
     std::vector<std::pair<std::shared_ptr<const LoadedPlugin>, fs::path>> fresh;
@@ -173,6 +182,15 @@ ReloadReport ReloadController::attempt(bool force) {
         fs::path copy = shadow_.copy(p.path, p.id);
         std::string digest = detail::sha256_file(copy);
         auto prev = old.find(p.id);
+        // A locked layer's configuration is part of its guards: a reload
+        // may swap a locked plugin's build, never its config.
+        if (auto lk = locked_config.find(p.id);
+            lk != locked_config.end() && *lk->second.second != p.config)
+          throw LoadError(f.string(), p.json_path + "/config",
+                          "the reload would change the config of plugin \"" + p.id +
+                              "\", which layer \"" + lk->second.first + "\" locks",
+                          "restore its config; a locked layer changes only with a restart of "
+                          "the host");
         if (!force && prev != old.end() && prev->second->sha256 == digest &&
             prev->second->config == p.config) {
           fs::remove(copy, ec);
@@ -180,6 +198,14 @@ ReloadReport ReloadController::attempt(bool force) {
           continue;
         }
         changed = true;
+        // Permissions, pin and completeness before any of its code runs, the
+        // probe child's included.
+        try {
+          detail::check_plugin_file(p, f, lo, copy);
+        } catch (...) {
+          fs::remove(copy, ec);
+          throw;
+        }
         if (!options_.probe_command.empty())
           if (auto why = detail::run_probe(options_.probe_command, copy, p.id, p.config,
                                            options_.probe_timeout);
@@ -203,13 +229,13 @@ ReloadReport ReloadController::attempt(bool force) {
       }
       stack.push_back(std::move(layer));
     }
-    // Compare manifests too: a changed hook setting is a change.
+    // Compare manifests too: any edit (a hook's mode, filter, order, an
+    // override, a pin) is a change, so compare the text as read.
     if (!changed)
       for (std::size_t i = 0; i < stack.size(); ++i) {
         const auto& a = stack[i].manifest;
         const auto& b = impl_.layers[i].manifest;
-        if (a.file != b.file || a.layer != b.layer || a.locked != b.locked ||
-            a.plugins.size() != b.plugins.size() || a.overrides.size() != b.overrides.size()) {
+        if (a.file != b.file || a.text != b.text) {
           changed = true;
           break;
         }
