@@ -80,6 +80,11 @@ struct Host::Impl {
     g->number = ++generation_counter;
     auto old = active.exchange(std::move(g));
     retired.retire(std::move(old));
+    // Free whatever has drained now, here on the control path (never a
+    // call's): without a reload controller nothing else reaps, and repeated
+    // reconfiguration -- the MCP gateway's set_tools on every tools/list --
+    // must not pile up old generations for the life of the host.
+    retired.reap(std::chrono::seconds(10));
   }
 
   // Runs `edit` on the configuration and publishes the result; if building

@@ -163,3 +163,20 @@ TEST(McpMapping, SetToolsReplacesAndRemoves) {
   EXPECT_EQ(call(host, "c").value, json::value("c1"));
   EXPECT_THROW(host.set_tools({tool("d", "1"), tool("d", "2")}), std::invalid_argument);
 }
+
+// Each set_tools publishes a generation; the replaced ones must be freed
+// once no call uses them, even without hot reload (a gateway calls it on
+// every tools/list).  A token captured by the tool counts the live copies.
+TEST(HostSetTools, ReplacedGenerationsAreFreedWithoutReload) {
+  Host host;
+  auto token = std::make_shared<int>(0);
+  for (int i = 0; i < 200; ++i) {
+    ToolDefinition t;
+    t.name = "t";
+    t.execute = [token](const ToolContext&) { return ToolOutput::success(json::string("x")); };
+    host.set_tools({t});
+  }
+  // The active generation's entry (plus at most the definitions still in
+  // this scope); not one per set_tools.
+  EXPECT_LE(token.use_count(), 4) << "old generations are kept alive";
+}
