@@ -12,40 +12,66 @@ namespace toolgate::detail {
 
 namespace json = boost::json;
 
+// The length of the well-formed UTF-8 sequence at p (1-4), or 0 if the
+// bytes there are not one (overlong forms, surrogates and values past
+// U+10FFFF included).
+static std::size_t utf8_sequence(const unsigned char* p, const unsigned char* end) {
+  unsigned c = *p;
+  int n;
+  unsigned min;
+  if (c < 0x80) return 1;
+  if ((c & 0xE0) == 0xC0) {
+    n = 1;
+    min = 0x80;
+    c &= 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    n = 2;
+    min = 0x800;
+    c &= 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    n = 3;
+    min = 0x10000;
+    c &= 0x07;
+  } else {
+    return 0;
+  }
+  if (end - p <= n) return 0;
+  for (int i = 1; i <= n; ++i) {
+    if ((p[i] & 0xC0) != 0x80) return 0;
+    c = (c << 6) | (p[i] & 0x3F);
+  }
+  if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return 0;
+  return static_cast<std::size_t>(n) + 1;
+}
+
 bool valid_utf8(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* end = p + s.size();
   while (p < end) {
-    unsigned c = *p;
-    int n;
-    unsigned min;
-    if (c < 0x80) {
-      ++p;
-      continue;
-    }
-    if ((c & 0xE0) == 0xC0) {
-      n = 1;
-      min = 0x80;
-      c &= 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      n = 2;
-      min = 0x800;
-      c &= 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      n = 3;
-      min = 0x10000;
-      c &= 0x07;
-    } else
-      return false;
-    if (end - p <= n) return false;
-    for (int i = 1; i <= n; ++i) {
-      if ((p[i] & 0xC0) != 0x80) return false;
-      c = (c << 6) | (p[i] & 0x3F);
-    }
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return false;
-    p += n + 1;
+    auto n = utf8_sequence(p, end);
+    if (n == 0) return false;
+    p += n;
   }
   return true;
+}
+
+std::string to_valid_utf8(std::string_view s) {
+  if (valid_utf8(s)) return std::string(s);
+  std::string out;
+  out.reserve(s.size() + 8);
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    auto n = utf8_sequence(p, end);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD for each byte that starts no valid sequence
+      ++p;
+    } else {
+      out.append(reinterpret_cast<const char*>(p), n);
+      p += n;
+    }
+  }
+  return out;
 }
 
 static std::string escape_token(std::string_view k) {

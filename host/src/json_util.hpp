@@ -11,6 +11,10 @@
 namespace toolgate::detail {
 
 bool valid_utf8(std::string_view s);
+// `s` with every byte that starts no well-formed UTF-8 sequence replaced by
+// U+FFFD: for text that must reach a result or an event whatever its source
+// wrote (an error message, a denial reason).
+std::string to_valid_utf8(std::string_view s);
 
 // The JSON Pointer of the first string (or key) that is not valid UTF-8, or
 // nullopt when all are.  Iterative: deep input cannot blow the stack.

@@ -1,5 +1,7 @@
 #include <toolgate/result.hpp>
 
+#include "json_util.hpp"
+
 namespace toolgate {
 
 namespace json = boost::json;
@@ -89,6 +91,9 @@ ToolResult ToolResult::failure(std::string_view code, std::string message, std::
                                std::string source) {
   ToolResult r;
   r.is_error = true;
+  // Whoever wrote the message (a plugin, an exception), the result carries
+  // valid UTF-8: invalid bytes become U+FFFD rather than a broken result.
+  message = detail::to_valid_utf8(message);
   r.content.push_back(text_block(message));
   r.error =
       ErrorInfo{std::string(code), std::move(message), std::string(stage), std::move(source), {}};

@@ -129,3 +129,30 @@ TEST(Guards, APreExecuteAllowCannotSkipGuards) {
   EXPECT_EQ(code_of(f.call("echo")), "denied");
   EXPECT_EQ(*f.body_runs, 0);
 }
+
+// Reasons and messages reach the result, the trail and events: whatever
+// bytes a guard or an exception gave, the result is valid UTF-8 (U+FFFD in
+// place of bad bytes) and still a denial / an error.
+TEST(Guards, ReasonsAndMessagesWithInvalidUtf8StayDenialsWithValidText) {
+  {
+    Fixture f;
+    f.host.add_guard("sec", {"bytes"}, deny_with("bad \xFF\xFE path"));
+    auto r = f.call("echo");
+    EXPECT_EQ(code_of(r), "denied");
+    EXPECT_EQ(*f.body_runs, 0);
+    EXPECT_EQ(r.error->message, "bad \xEF\xBF\xBD\xEF\xBF\xBD path");
+    EXPECT_EQ(r.content.at(0).at("text"), "bad \xEF\xBF\xBD\xEF\xBF\xBD path");
+    EXPECT_EQ(r.error->denials.at(0).at("reason"), "bad \xEF\xBF\xBD\xEF\xBF\xBD path");
+  }
+  {
+    Fixture f;
+    f.host.add_guard("sec", {"throws"}, [](const HookCall&) -> std::optional<std::string> {
+      throw std::runtime_error("rules \xC0\xAF unreadable");
+    });
+    auto r = f.call("echo");
+    EXPECT_EQ(code_of(r), "plugin_error");
+    EXPECT_EQ(*f.body_runs, 0);
+    const std::string text(r.content.at(0).at("text").as_string());
+    EXPECT_NE(text.find("rules \xEF\xBF\xBD\xEF\xBF\xBD unreadable"), std::string::npos) << text;
+  }
+}

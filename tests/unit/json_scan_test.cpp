@@ -66,3 +66,19 @@ TEST(JsonScan, StopsCountingPastTheLimit) {
   EXPECT_GT(scan.bytes, 100u);
   EXPECT_LT(scan.bytes, json::serialize(big).size());
 }
+
+TEST(JsonScan, InvalidUtf8IsReplacedByteByByte) {
+  using toolgate::detail::to_valid_utf8;
+  using toolgate::detail::valid_utf8;
+  const std::string fffd = "\xEF\xBF\xBD";
+  EXPECT_EQ(to_valid_utf8("plain ascii"), "plain ascii");
+  EXPECT_EQ(to_valid_utf8("caf\xC3\xA9 \xF0\x9F\x94\x92"), "caf\xC3\xA9 \xF0\x9F\x94\x92");
+  EXPECT_EQ(to_valid_utf8("a\xFF"
+                          "b"),
+            "a" + fffd + "b");
+  EXPECT_EQ(to_valid_utf8("cut \xE2\x82"), "cut " + fffd + fffd);  // truncated sequence
+  EXPECT_EQ(to_valid_utf8("\xC0\xAF"), fffd + fffd);               // overlong '/'
+  EXPECT_EQ(to_valid_utf8("\xED\xA0\x80"), fffd + fffd + fffd);    // a surrogate
+  for (const char* s : {"\xFF", "x\xE2\x82", "\xC0\xAF", "\xED\xA0\x80z", "\xF4\x90\x80\x80"})
+    EXPECT_TRUE(valid_utf8(to_valid_utf8(s))) << s;
+}

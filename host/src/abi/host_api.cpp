@@ -355,7 +355,8 @@ tg_status value_json(const tg_call* c, tg_str* out) {
 
 void set_error(const tg_call* c, const char* message) {
   safely([&] {
-    if (c) c->error = message ? message : "";
+    // No status to refuse with: invalid UTF-8 is replaced (U+FFFD), not kept.
+    if (c) c->error = to_valid_utf8(message ? message : "");
     return TG_OK;
   });
 }

@@ -1,5 +1,7 @@
 #include "call_state.hpp"
 
+#include "../json_util.hpp"
+
 namespace toolgate {
 
 void HookCall::emit(std::string_view type, boost::json::object data) const {
@@ -43,15 +45,19 @@ void CallState::record(std::string_view stage, std::string_view source, std::str
 void CallState::fail(std::string_view code, std::string message, std::string_view stage,
                      std::string source) {
   path = CallPath::failed;
-  error =
-      ErrorInfo{std::string(code), std::move(message), std::string(stage), std::move(source), {}};
+  // Messages come from plugins and exceptions: valid UTF-8 before they
+  // reach events, the trail or the result.
+  error = ErrorInfo{
+      std::string(code), to_valid_utf8(message), std::string(stage), to_valid_utf8(source), {}};
 }
 
 void CallState::deny(std::string_view code, std::string message, std::string_view stage,
                      std::string source) {
   path = CallPath::denied;
-  error =
-      ErrorInfo{std::string(code), std::move(message), std::string(stage), std::move(source), {}};
+  // Messages come from plugins and exceptions: valid UTF-8 before they
+  // reach events, the trail or the result.
+  error = ErrorInfo{
+      std::string(code), to_valid_utf8(message), std::string(stage), to_valid_utf8(source), {}};
 }
 
 }  // namespace detail

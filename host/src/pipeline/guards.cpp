@@ -1,5 +1,6 @@
 // Stage 2: monotonic guards (SPEC §2.4).  Deny or abstain; any deny denies;
 // a failing guard ends the call as an error and never lets it through.
+#include "../json_util.hpp"
 #include "stages.hpp"
 
 namespace toolgate::detail {
@@ -28,6 +29,7 @@ void run_guards(CallState& s) {
       continue;
     }
     if (reason->empty()) *reason = "denied by guard " + g.id;
+    *reason = to_valid_utf8(*reason);  // an embedder's guard may give any bytes
     if (g.shadow) {
       s.record(stage::guard, g.id, "would-deny", took, {{"reason", *reason}, {"shadow", true}});
       continue;
