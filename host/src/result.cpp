@@ -26,6 +26,15 @@ json::object ToolResult::to_json() const {
   return o;
 }
 
+bool is_error_code(std::string_view code) {
+  namespace e = error_code;
+  for (auto known : {e::denied, e::approval_rejected, e::approval_cancelled,
+                     e::approval_unavailable, e::timeout, e::cancelled, e::plugin_error,
+                     e::tool_error, e::invalid_arguments, e::snapshot_failed, e::unknown_tool})
+    if (code == known) return true;
+  return false;
+}
+
 static const json::string* string_field(const json::object& o, std::string_view key) {
   auto it = o.find(key);
   return it != o.end() && it->value().is_string() ? &it->value().get_string() : nullptr;
@@ -66,6 +75,11 @@ std::optional<ToolResult> ToolResult::from_json(json::value&& v, std::string* wh
     const json::string* code = string_field(e, "code");
     const json::string* message = string_field(e, "message");
     if (!code || !message) return bad("/error needs string fields \"code\" and \"message\"");
+    if (!is_error_code(*code))
+      return bad("/error/code \"" + std::string(*code) +
+                 "\" is not an error code (the closed set: denied, approval_rejected, "
+                 "approval_cancelled, approval_unavailable, timeout, cancelled, plugin_error, "
+                 "tool_error, invalid_arguments, snapshot_failed, unknown_tool)");
     info.code = *code;
     info.message = *message;
     if (auto* s = string_field(e, "stage")) info.stage = *s;

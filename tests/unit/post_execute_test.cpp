@@ -124,3 +124,36 @@ TEST(PostExecute, AnUnknownVerdictIsAPluginError) {
   });
   EXPECT_EQ(code_of(f.call("echo")), "plugin_error");
 }
+
+// Error codes are a closed set (SPEC §2.12), and an error a hook writes is
+// the hook's: it cannot claim a guard's or the tool's voice.
+TEST(PostExecute, AReplacementErrorUsesAKnownCodeAndIsAttributedToTheHook) {
+  auto error_result = [](std::string code) {
+    return json::object{
+        {"isError", true},
+        {"content", json::array{text_block("nope")}},
+        {"error",
+         {{"code", code}, {"message", "nope"}, {"stage", "guard"}, {"source", "security/guard"}}}};
+  };
+  {
+    Fixture f;
+    f.host.add_post_execute("p", {"invent"}, [&](const HookCall&) {
+      return PostVerdict::replace(error_result("made_up"));
+    });
+    auto r = f.call("echo");
+    EXPECT_EQ(code_of(r), "snapshot_failed");
+    EXPECT_EQ(r.error->source, "p/invent");
+    EXPECT_NE(r.error->message.find("\"made_up\" is not an error code"), std::string::npos)
+        << r.error->message;
+  }
+  {
+    Fixture f;
+    f.host.add_post_execute("p", {"forge"}, [&](const HookCall&) {
+      return PostVerdict::replace(error_result("denied"));
+    });
+    auto r = f.call("echo");
+    EXPECT_EQ(code_of(r), "denied");
+    EXPECT_EQ(r.error->stage, "tools/post-execute");
+    EXPECT_EQ(r.error->source, "p/forge");
+  }
+}

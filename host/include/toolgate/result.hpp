@@ -24,6 +24,10 @@ inline constexpr std::string_view snapshot_failed = "snapshot_failed";
 inline constexpr std::string_view unknown_tool = "unknown_tool";
 }  // namespace error_code
 
+// True for the codes above: the set is closed, and a result carrying any
+// other code does not parse (ToolResult::from_json).
+bool is_error_code(std::string_view code);
+
 // Stage names: the slot names used in results, events, logs and docs.
 namespace stage {
 inline constexpr std::string_view call = "tool/call";

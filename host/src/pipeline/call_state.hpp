@@ -73,6 +73,9 @@ struct CallState {
   // normalization's messages).
   boost::json::value candidate;
   std::string candidate_writer;
+  // A post-execute hook replaced an executed call's result: any error in it
+  // is that hook's (normalization attributes it so).
+  bool replaced_by_post_hook = false;
   // What the body produced, kept as a ToolResult while nobody changes it:
   // normalization checks it directly, without a JSON round trip.  Post-
   // execute hooks read it as JSON (built once, on first use); a hook that

@@ -78,6 +78,12 @@ void run_normalize(CallState& s) {
     s.record(stage::normalize, who, "snapshot_failed", s.now() - start, {{"problem", problem}});
     return;
   }
+  // An error a post-execute hook wrote into an executed call's result is
+  // that hook's claim: it cannot speak for a guard or the tool.
+  if (snap->error && s.path != CallPath::denied && s.replaced_by_post_hook) {
+    snap->error->stage = stage::post_execute;
+    snap->error->source = s.candidate_writer;
+  }
   s.result = std::move(*snap);
   s.record(stage::normalize, "host", "ok", s.now() - start);
 }

@@ -59,6 +59,7 @@ void run_post_execute(CallState& s) {
         s.take_candidate().as_object()["content"] = content ? *content : v.replacement;
       } else {
         s.take_candidate() = std::move(v.replacement);
+        s.replaced_by_post_hook = true;
       }
       s.candidate_writer = hook.id;
     } else if (v.kind == PostVerdict::Kind::block && !denied) {
