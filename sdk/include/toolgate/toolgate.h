@@ -157,8 +157,11 @@ typedef const struct tg_plugin_descriptor *(*tg_entry_fn)(void);
  *   out_state   set to the plugin's own state; passed back to shutdown.
  * Return TG_OK, or a failure after host->init_error(ctx, "message").
  *
- * shutdown: called once on the control thread after the last callback of
- * this plugin has returned.  May be NULL. */
+ * shutdown: called once, after the last callback of this plugin has
+ *   returned, on a host thread that is never a call's: the control thread,
+ *   or -- for an instance replaced by a hot reload -- the reaper thread,
+ *   which may run while the control thread loads other plugins.  Touch only
+ *   your own state.  May be NULL. */
 typedef tg_status (*tg_init_fn)(const tg_host_api *host, tg_init_ctx *ctx, tg_str config_json,
                                 void **out_state);
 typedef void (*tg_shutdown_fn)(void *state);
