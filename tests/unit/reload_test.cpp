@@ -398,6 +398,24 @@ TEST(Reload, NoValidGenerationMeansEveryCallIsDenied) {
   EXPECT_EQ(code_of(f.greet("A")), "denied");
 }
 
+// Without deny_until_loaded too: a host told to serve a stack that fails
+// its first load denies every call until a reload succeeds.
+TEST(Reload, AFailedFirstLoadDeniesEvenWithoutDenyUntilLoaded) {
+  ReloadFixture f("reload_guard_fail_init");
+  auto r = f.enable();
+  EXPECT_FALSE(r.ok);
+  auto res = f.greet("B");
+  EXPECT_EQ(code_of(res), "denied");
+  EXPECT_NE(res.error->message.find("the manifest stack failed to load"), std::string::npos)
+      << res.error->message;
+  EXPECT_NE(res.error->message.find("reload_guard refuses to start"), std::string::npos);
+  f.install("reload_guard_a");
+  auto fixed = f.host->reload();
+  ASSERT_TRUE(fixed.ok) << fixed.error;
+  EXPECT_FALSE(f.greet("B").is_error);
+  EXPECT_EQ(code_of(f.greet("A")), "denied");
+}
+
 TEST(Reload, EventsNameTheirGeneration) {
   ReloadFixture f;
   ASSERT_TRUE(f.enable().ok);

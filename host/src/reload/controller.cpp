@@ -289,7 +289,19 @@ namespace toolgate {
 ReloadReport Host::enable_reload(ReloadOptions options) {
   impl_->reloader.reset();
   impl_->reloader = std::make_unique<ReloadController>(*impl_, std::move(options));
-  return impl_->reloader->reload(true);
+  ReloadReport r = impl_->reloader->reload(true);
+  if (!r.ok) {
+    // Fail closed (SPEC §5): the stack this host was asked to serve did not
+    // load, so no call is served as if it had -- with or without
+    // deny_until_loaded -- until a reload succeeds.
+    std::lock_guard lock(impl_->control);
+    impl_->stack_valid = false;
+    auto gen = impl_->build(impl_->layers, impl_->disable, nullptr);
+    gen->invalid_reason = "the manifest stack failed to load: " + r.error;
+    impl_->publish(gen);
+    r.generation = gen->number;
+  }
+  return r;
 }
 
 ReloadReport Host::reload() {
