@@ -307,6 +307,24 @@ test('raw: malformed and oversize input get JSON-RPC errors; a cancelled call ge
   assert.deepEqual(await g.exited, { code: 0, signal: null });
 });
 
+test("raw: a server answer over the size limit fails its call at once, and the gateway goes on serving", async () => {
+  const g = rawGateway(['--max-message-bytes', '8192']);
+  g.send(init);
+  await g.next((m) => m.id === 1);
+  g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  g.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'huge', arguments: { bytes: 20000 } } });
+  // Well before any deadline (the default is 60 s): the answer itself ends it.
+  const r = await g.next((m) => m.id === 2, 5000);
+  assert.equal(r.result.isError, true, JSON.stringify(r));
+  assert.equal(r.result._meta['toolgate/error'].code, 'tool_error');
+  assert.match(textOf(r.result), /answer was \d+ bytes or more, over the 8192-byte limit/);
+  g.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'huge', arguments: { bytes: 10 } } });
+  const ok = await g.next((m) => m.id === 3);
+  assert.equal(ok.result.isError, false, JSON.stringify(ok));
+  g.child.stdin.end();
+  assert.deepEqual(await g.exited, { code: 0, signal: null });
+});
+
 test('raw: the server crashing mid-call fails every pending call and the gateway exits 1', async () => {
   const log = newLog();
   const g = rawGateway([], log);

@@ -63,6 +63,12 @@ server.registerTool('fail', {
   annotations: { readOnlyHint: true, openWorldHint: false },
 }, async () => ({ content: [{ type: 'text', text: 'the test server failed on purpose' }], isError: true }));
 
+server.registerTool('huge', {
+  description: 'Answers with a text of the given number of bytes',
+  inputSchema: { bytes: z.number() },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+}, async ({ bytes }) => ({ content: [{ type: 'text', text: 'x'.repeat(bytes) }] }));
+
 server.registerTool('crash', {
   description: 'Exits the server with status 3 in the middle of the call',
   inputSchema: {},

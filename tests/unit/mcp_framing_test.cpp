@@ -171,3 +171,61 @@ TEST(McpLineWriter, AClosedPeerMakesWritesFailNotKillTheProcess) {
   ::close(p[1]);
   std::signal(SIGPIPE, old);
 }
+
+// ---- EnvelopeScanner: which request an unusable answer was for ---------------
+namespace {
+std::optional<boost::json::value> scan(std::string_view text, std::size_t chunk = 0) {
+  toolgate::mcp::EnvelopeScanner s;
+  if (chunk == 0) {
+    s.feed(text);
+  } else {
+    for (std::size_t i = 0; i < text.size(); i += chunk) s.feed(text.substr(i, chunk));
+  }
+  return s.answer_id();
+}
+}  // namespace
+
+TEST(EnvelopeScanner, FindsTheTopLevelIdOfAnAnswerWhereverItIs) {
+  EXPECT_EQ(scan(R"({"jsonrpc":"2.0","id":7,"result":{"content":[]}})"), boost::json::value(7));
+  // After the result; ids, commas, braces and escaped quotes inside
+  // strings and nested objects are not the envelope's.
+  const std::string late =
+      R"({"jsonrpc":"2.0","result":{"id":99,"text":"a,} \"id\":5 {"},"error_like":[1,{"id":3}],"id":"abc"})";
+  EXPECT_EQ(scan(late), boost::json::value("abc"));
+  for (std::size_t chunk : {1u, 2u, 7u}) EXPECT_EQ(scan(late, chunk), boost::json::value("abc"));
+  EXPECT_EQ(scan(R"( { "id" : 12 , "error" : {"code":-1,"message":"m"} } )"),
+            boost::json::value(12));
+  // Cut short (an unparseable line) but the id and the result key were seen.
+  EXPECT_EQ(scan(R"({"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"te)"),
+            boost::json::value(4));
+}
+
+TEST(EnvelopeScanner, NamesNothingForRequestsAndOddShapes) {
+  EXPECT_FALSE(scan(R"({"jsonrpc":"2.0","id":3,"method":"ping"})"));           // a request
+  EXPECT_FALSE(scan(R"({"jsonrpc":"2.0","id":3,"result":{},"method":"x"})"));  // not an answer
+  EXPECT_FALSE(scan(R"({"jsonrpc":"2.0","id":3,"resu)"));                      // no result seen
+  EXPECT_FALSE(scan(R"({"jsonrpc":"2.0","id":{"n":1},"result":{}})"));         // not a valid id
+  EXPECT_FALSE(scan(R"({"jsonrpc":"2.0","id":1.5,"result":{}})"));
+  EXPECT_FALSE(scan(R"([{"jsonrpc":"2.0","id":3,"result":{}}])"));  // a batch
+  EXPECT_FALSE(scan(R"({"jsonrpc":"2.0","result":{"id":3}})"));     // only a nested id
+  EXPECT_FALSE(scan(R"({"jsonrpc":"2.0","i\u0064":3,"result":{}})"));
+  EXPECT_FALSE(scan(R"({"jsonrpc":"2.0","id":")" + std::string(1000, 'z') + R"(","result":{}})"));
+}
+
+TEST(LineSplitter, AnOversizeAnswerStillNamesItsRequest) {
+  toolgate::mcp::LineSplitter splitter(64);
+  std::vector<toolgate::mcp::Frame> out;
+  const std::string big =
+      R"({"jsonrpc":"2.0","result":{"text":")" + std::string(500, 'x') + R"("},"id":42})";
+  for (std::size_t i = 0; i < big.size(); i += 10)
+    splitter.feed(std::string_view(big).substr(i, 10), out);
+  splitter.feed("\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"p\":\"" +
+                    std::string(100, 'y') + "\"}}\n",
+                out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].kind, toolgate::mcp::Frame::Kind::oversize);
+  ASSERT_TRUE(out[0].answer_id);
+  EXPECT_EQ(*out[0].answer_id, boost::json::value(42));
+  EXPECT_EQ(out[1].kind, toolgate::mcp::Frame::Kind::oversize);
+  EXPECT_FALSE(out[1].answer_id);  // a request: nothing of ours to fail
+}

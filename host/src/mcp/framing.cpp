@@ -17,15 +17,16 @@ bool blank(std::string_view s) {
 
 void LineSplitter::complete(std::vector<Frame>& out) {
   if (discarding_) {
-    out.push_back({Frame::Kind::oversize, {}, discarded_});
+    out.push_back({Frame::Kind::oversize, {}, discarded_, scanner_.answer_id()});
     discarding_ = false;
     discarded_ = 0;
+    scanner_ = EnvelopeScanner();
     return;
   }
   if (!line_.empty() && line_.back() == '\r') line_.pop_back();
   if (!blank(line_)) {
     std::size_t n = line_.size();
-    out.push_back({Frame::Kind::message, std::move(line_), n});
+    out.push_back({Frame::Kind::message, std::move(line_), n, std::nullopt});
   }
   line_.clear();
 }
@@ -36,9 +37,12 @@ void LineSplitter::feed(std::string_view bytes, std::vector<Frame>& out) {
     std::string_view part = bytes.substr(0, nl);
     if (discarding_) {
       discarded_ += part.size();
+      scanner_.feed(part);
     } else if (line_.size() + part.size() > max_) {
       discarding_ = true;
       discarded_ = line_.size() + part.size();
+      scanner_.feed(line_);
+      scanner_.feed(part);
       line_.clear();
       line_.shrink_to_fit();
     } else {

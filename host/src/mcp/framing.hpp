@@ -3,8 +3,12 @@
 // Messages are delimited by '\n' and must not contain embedded newlines.  A
 // line longer than the limit is dropped whole (up to its newline) and
 // reported as `oversize`, so one bad message cannot make the reader buffer
-// without bound or lose its place in the stream.
+// without bound or lose its place in the stream.  The dropped line is still
+// scanned as it streams past, so an oversize *answer* names the request it
+// was for (see envelope_scanner.hpp).
 #pragma once
+
+#include "envelope_scanner.hpp"
 
 #include <cstddef>
 #include <mutex>
@@ -21,6 +25,8 @@ struct Frame {
   enum class Kind { message, oversize } kind = Kind::message;
   std::string text;       // the line without its '\n' (and without a trailing '\r')
   std::size_t bytes = 0;  // oversize: how long the line was (at least)
+  // oversize: the id of the request it answers, when it is an answer.
+  std::optional<boost::json::value> answer_id;
 };
 
 // Splits a byte stream into frames.  Blank lines are skipped.
@@ -39,6 +45,7 @@ class LineSplitter {
   std::string line_;
   bool discarding_ = false;    // inside an oversize line
   std::size_t discarded_ = 0;  // its length so far
+  EnvelopeScanner scanner_;    // over the oversize line
 };
 
 // Reads frames from a file descriptor.  close_wake() (any thread) makes a

@@ -452,6 +452,29 @@ struct Gateway::Impl {
     send_server(m.body);
   }
 
+  // ---- answers that cannot be used ---------------------------------------------
+  // An answer over the size limit or that does not parse still ends the
+  // request it answers (found by EnvelopeScanner): its originator gets a
+  // JSON-RPC error now instead of waiting for its deadline.  A tools/call
+  // body sees it as the server's error and fails the call (tool_error).
+  void fail_unusable_answer(bool from_server, const json::value& id, const std::string& why) {
+    spdlog::warn("{} (id {})", why, text_of(id));
+    Message m = classify(make_error(id, rpc_error::internal_error, why));
+    if (from_server)
+      on_server_response(m);
+    else
+      on_client_response(m);
+  }
+  std::string too_large_answer(const char* who, std::size_t bytes) const {
+    return std::string(who) + "'s answer was " + std::to_string(bytes) +
+           " bytes or more, over the " + std::to_string(opt.max_message_bytes) + "-byte limit";
+  }
+  static std::optional<json::value> answer_id_of(std::string_view text) {
+    EnvelopeScanner scanner;
+    scanner.feed(text);
+    return scanner.answer_id();
+  }
+
   void client_loop() {
     while (auto f = client_reader.next()) {
       if (f->kind == Frame::Kind::oversize) {
@@ -460,6 +483,8 @@ struct Gateway::Impl {
         reply_error(nullptr, rpc_error::parse_error,
                     "message too large: " + std::to_string(f->bytes) + " bytes or more, limit " +
                         std::to_string(opt.max_message_bytes));
+        if (f->answer_id)
+          fail_unusable_answer(false, *f->answer_id, too_large_answer("the client", f->bytes));
         continue;
       }
       Message m = parse_message(f->text);
@@ -467,6 +492,8 @@ struct Gateway::Impl {
         case Message::Kind::invalid:
           spdlog::warn("invalid message from the client: {}", m.problem);
           reply_error(m.reply_id, m.error_code, m.problem);
+          if (auto id = answer_id_of(f->text))
+            fail_unusable_answer(false, *id, "the client's answer is not valid: " + m.problem);
           break;
         case Message::Kind::request:
           on_client_request(m);
@@ -559,6 +586,8 @@ struct Gateway::Impl {
                                "message too large: " + std::to_string(f->bytes) +
                                    " bytes or more, limit " +
                                    std::to_string(opt.max_message_bytes)));
+        if (f->answer_id)
+          fail_unusable_answer(true, *f->answer_id, too_large_answer("the MCP server", f->bytes));
         continue;
       }
       Message m = parse_message(f->text);
@@ -566,6 +595,8 @@ struct Gateway::Impl {
         case Message::Kind::invalid:
           spdlog::warn("invalid message from the MCP server: {}", m.problem);
           send_server(make_error(m.reply_id, m.error_code, m.problem));
+          if (auto id = answer_id_of(f->text))
+            fail_unusable_answer(true, *id, "the MCP server's answer is not valid: " + m.problem);
           break;
         case Message::Kind::request:
           on_server_request(m);
