@@ -3,6 +3,10 @@
  * The config is matched as text (the host hands it over serialized without
  * spaces):
  *   {"fail":"pre"|"guard"|"wrapper"|"post"}  that hook returns TG_ERROR
+ *   {"fail":"mutate"}  the guard and the wrapper (read-only views) try
+ *                      every mutating host function; any that is not
+ *                      refused with TG_WRONG_STAGE makes the guard deny
+ *                      ("mutation allowed: ...") or the wrapper fail
  *   {"tool":"bad-json"|"no-value"|"error"|"timeout"}
  *   {"finalize":"change-error"|"fail"}
  */
@@ -52,6 +56,20 @@ static tg_status fail_if(const state *s, const tg_call *call, const char *stage)
   return TG_ERROR;
 }
 
+/* Casting the const away is exactly what a careless or hostile plugin
+ * would do; the host must refuse by stage, not rely on the type. */
+static const char *first_allowed_mutation(const tg_call *ccall) {
+  tg_call *call = (tg_call *)ccall;
+  if (host->set_arguments(call, str("{\"who\":\"mallory\"}")) != TG_WRONG_STAGE)
+    return "set_arguments";
+  if (host->set_result(call, str("{\"isError\":false,\"content\":[]}")) != TG_WRONG_STAGE)
+    return "set_result";
+  if (host->set_value(call, str("\"forged\"")) != TG_WRONG_STAGE) return "set_value";
+  if (host->set_content(call, str("[]")) != TG_WRONG_STAGE) return "set_content";
+  if (host->add_context(call, str("forged context")) != TG_WRONG_STAGE) return "add_context";
+  return NULL;
+}
+
 static tg_status pre(void *ud, tg_call *call, int32_t *verdict) {
   *verdict = TG_PRE_KEEP;
   return fail_if((const state *)ud, call, "pre");
@@ -59,6 +77,16 @@ static tg_status pre(void *ud, tg_call *call, int32_t *verdict) {
 
 static tg_status guard(void *ud, const tg_call *call, int32_t *verdict) {
   *verdict = TG_GUARD_ABSTAIN; /* the status must win over this */
+  if (strcmp(((const state *)ud)->fail, "mutate") == 0) {
+    const char *allowed = first_allowed_mutation(call);
+    if (allowed) {
+      char reason[64] = "mutation allowed: ";
+      strcat(reason, allowed);
+      host->set_reason(call, str(reason));
+      *verdict = TG_GUARD_DENY;
+    }
+    return TG_OK;
+  }
   return fail_if((const state *)ud, call, "guard");
 }
 
@@ -66,6 +94,10 @@ static tg_status wrapper(void *ud, const tg_call *call, const tg_signal *signal,
                          const tg_next *next, const tg_result **out) {
   tg_status st = fail_if((const state *)ud, call, "wrapper");
   if (st != TG_OK) return st;
+  if (strcmp(((const state *)ud)->fail, "mutate") == 0 && first_allowed_mutation(call)) {
+    host->set_error(call, "a wrapper could mutate the call");
+    return TG_ERROR;
+  }
   return host->call_next(next, signal, out);
 }
 

@@ -96,6 +96,18 @@ TEST(PluginAbi, AGuardThatFailsInAnyWayNeverLetsTheCallThrough) {
   EXPECT_EQ(*f.body_runs, 0);
 }
 
+// Guards and wrappers get read-only views (SPEC §2.4): every mutating host
+// function is refused by stage even when a C plugin casts the const away.
+TEST(PluginAbi, GuardsAndWrappersCannotMutateTheCall) {
+  PluginFixture f;
+  f.c_status({{"fail", "mutate"}});
+  auto r = f.call("c_tool", {{"who", "alice"}});
+  ASSERT_FALSE(r.is_error) << json::serialize(r.to_json());
+  ASSERT_TRUE(r.value);
+  EXPECT_EQ(*r.value, "c_tool saw alice");  // the arguments as sent
+  EXPECT_EQ(r.content.at(0).at("text"), "rendered by c_tool");
+}
+
 TEST(PluginAbi, GuardDenyFromAPlugin) {
   PluginFixture f;
   f.testkit({{"guard", "deny"}});
