@@ -6,7 +6,10 @@
  *   VARIANT_UNREGISTERED_CAP        declare a guard, register nothing
  *   VARIANT_UNDECLARED_CAP          register a guard without declaring it
  *   VARIANT_ABI_1_0                 a plugin built against ABI 1.0 (smaller
- *                                   descriptor): must still load */
+ *                                   descriptor): must still load
+ *   VARIANT_BIG_DESCRIPTOR          a descriptor larger than this host knows
+ *   VARIANT_UNKNOWN_CAP             a capability bit this host does not know
+ *   VARIANT_UNKNOWN_FLAG            a flag bit this host does not know */
 #include <toolgate/toolgate.h>
 
 #include <string.h>
@@ -53,24 +56,44 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
 
 #ifdef VARIANT_UNDECLARED_CAP
 #define VARIANT_CAPS TG_CAP_PRE_EXECUTE
+#elif defined(VARIANT_UNKNOWN_CAP)
+#define VARIANT_CAPS (TG_CAP_GUARD | (1u << 30))
 #else
 #define VARIANT_CAPS TG_CAP_GUARD
 #endif
-
-static const tg_plugin_descriptor descriptor = {
-#ifdef VARIANT_ABI_1_0
-    /* Built against ABI 1.0: the descriptor ends before export_state. */
-    .struct_size = offsetof(tg_plugin_descriptor, export_state),
+#ifdef VARIANT_UNKNOWN_FLAG
+#define VARIANT_FLAGS (1u << 30)
 #else
-    .struct_size = sizeof(tg_plugin_descriptor),
+#define VARIANT_FLAGS 0
 #endif
-    .abi_major = VARIANT_MAJOR,
-    .abi_minor = VARIANT_MINOR,
-    .id = "test.variant",
-    .version = "1.0.0",
-    .capabilities = VARIANT_CAPS,
-    .init = init,
+
+/* A descriptor from a future SDK: more fields after the ones this host
+ * knows (the padding stands for them). */
+static const struct {
+  tg_plugin_descriptor known;
+  char future_fields[32];
+} descriptor_storage = {
+    .known =
+        {
+#ifdef VARIANT_ABI_1_0
+            /* Built against ABI 1.0: the descriptor ends before export_state. */
+            .struct_size = offsetof(tg_plugin_descriptor, export_state),
+#elif defined(VARIANT_BIG_DESCRIPTOR)
+            .struct_size = sizeof(tg_plugin_descriptor) + 32,
+#else
+            .struct_size = sizeof(tg_plugin_descriptor),
+#endif
+            .abi_major = VARIANT_MAJOR,
+            .abi_minor = VARIANT_MINOR,
+            .id = "test.variant",
+            .version = "1.0.0",
+            .capabilities = VARIANT_CAPS,
+            .flags = VARIANT_FLAGS,
+            .init = init,
+        },
+    .future_fields = {0},
 };
+#define descriptor (descriptor_storage.known)
 
 #ifdef VARIANT_NO_ENTRY
 /* Exported under a wrong name: the host must say the entry is missing. */

@@ -129,7 +129,11 @@ static const tg_plugin_descriptor descriptor = {
 #else
     .capabilities = TG_CAP_GUARD,
 #endif
+#ifdef RG_NEVER_UNLOAD
+    .flags = TG_PLUGIN_SERIALIZED | TG_PLUGIN_NEVER_UNLOAD,
+#else
     .flags = TG_PLUGIN_SERIALIZED,
+#endif
     .init = init,
     .shutdown = shutdown,
     .export_state = export_state,

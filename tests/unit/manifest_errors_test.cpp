@@ -129,6 +129,23 @@ std::vector<Broken> cases() {
        "plugin \"test.variant\" ($P(variant_minor_newer)): was built for ABI 1.99, newer than "
        "this host's ABI " +
            host_abi},
+      {"descriptor larger than this host knows",
+       {one("test.variant", "variant_big_descriptor")},
+       "/plugins/0",
+       "plugin \"test.variant\" ($P(variant_big_descriptor)): its descriptor has struct_size " +
+           std::to_string(sizeof(tg_plugin_descriptor) + 32) + ", this host reads " +
+           std::to_string(offsetof(tg_plugin_descriptor, shutdown) + sizeof(tg_shutdown_fn)) +
+           " to " + std::to_string(sizeof(tg_plugin_descriptor)) + " bytes"},
+      {"unknown capability bit",
+       {one("test.variant", "variant_unknown_cap")},
+       "/plugins/0",
+       "plugin \"test.variant\" ($P(variant_unknown_cap)): declares capabilities this host does "
+       "not know (0x40000000)"},
+      {"unknown flag bit",
+       {one("test.variant", "variant_unknown_flag")},
+       "/plugins/0",
+       "plugin \"test.variant\" ($P(variant_unknown_flag)): declares flags this host does not "
+       "know (0x40000000)"},
       {"declared id differs",
        {one("other.id", "variant_ok")},
        "/plugins/0/id",

@@ -370,6 +370,23 @@ TEST(Reload, APinnedImageIsReportedNotClaimedUnloaded) {
   EXPECT_TRUE(f.recorder->of_type("plugin/unloaded").empty());
 }
 
+// A plugin that declares TG_PLUGIN_NEVER_UNLOAD is released but never
+// dlclosed: reported as pinned, with that reason, and its image stays.
+TEST(Reload, ANeverUnloadPluginIsReportedPinnedWithItsReason) {
+  ReloadFixture f("reload_guard_never_unload", /*locked=*/false);
+  ASSERT_TRUE(f.enable().ok);
+  f.install("reload_guard_a");
+  ASSERT_TRUE(f.host->reload().ok);
+  auto pinned = f.wait_for("plugin/pinned");
+  ASSERT_TRUE(pinned);
+  EXPECT_EQ(std::string(pinned->at("why").as_string()),
+            "the plugin declared TG_PLUGIN_NEVER_UNLOAD");
+  // Still mapped (its private copy is deleted: maps shows "(deleted)").
+  EXPECT_TRUE(toolgate_test_mapped(std::string(pinned->at("path").as_string())));
+  EXPECT_TRUE(f.recorder->of_type("plugin/unloaded").empty());
+  EXPECT_EQ(code_of(f.greet("A")), "denied");  // the new build serves
+}
+
 TEST(Reload, StateIsHandedToTheNewVersion) {
   ReloadFixture f;
   ASSERT_TRUE(f.enable().ok);
