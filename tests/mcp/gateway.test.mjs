@@ -46,6 +46,8 @@ writeFileSync(manifest, JSON.stringify({
           verdict: 'ask', reason: 'writing a file named ask-me needs approval' } ] } },
     { id: 'toolgate.guard-paths', path: path.join(PLUGINS, 'toolgate_guard-paths.so'),
       config: { read_roots: [root], write_roots: [root], base: root } },
+    { id: 'toolgate.redact', path: path.join(PLUGINS, 'toolgate_redact.so'),
+      config: { tools: 'read_text_file' } },
     { id: 'toolgate.timeout', path: path.join(PLUGINS, 'toolgate_timeout.so'),
       config: { default_ms: 60000, tools: [{ tools: 'sleep_limited', ms: 300 }] } },
   ],
@@ -102,6 +104,22 @@ test('an allowed read returns the file', async () => {
     const r = await c.client.callTool({ name: 'read_text_file', arguments: { path: path.join(root, 'hello.txt') } });
     assert.equal(r.isError, false, JSON.stringify(r));
     assert.match(textOf(r), /hello from toolgate/);
+  } finally { await c.close(); }
+});
+
+test("redact's note to the model arrives with the call's result", async () => {
+  // A GitHub-token-shaped string, built so this file does not look like one.
+  writeFileSync(path.join(root, 'creds.txt'), 'token=' + 'ghp_' + 'aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789' + '\n');
+  const c = await connect();
+  try {
+    const r = await c.client.callTool({ name: 'read_text_file', arguments: { path: path.join(root, 'creds.txt') } });
+    assert.equal(r.isError, false, JSON.stringify(r));
+    assert.doesNotMatch(textOf(r), /ghp_/);
+    assert.match(r.content[0].text, /\[REDACTED:/);
+    const notes = r._meta?.['toolgate/additional_contexts'];
+    assert.equal(notes?.length, 1, JSON.stringify(r));
+    assert.match(notes[0], /redacted/);
+    assert.equal(r.content.at(-1).text, notes[0]);
   } finally { await c.close(); }
 });
 

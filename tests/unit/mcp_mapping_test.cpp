@@ -180,3 +180,30 @@ TEST(HostSetTools, ReplacedGenerationsAreFreedWithoutReload) {
   // this scope); not one per set_tools.
   EXPECT_LE(token.use_count(), 4) << "old generations are kept alive";
 }
+
+// Contexts from post-execute hooks reach an MCP client in the call's own
+// result: after its content, and listed in _meta.
+TEST(McpMapping, AdditionalContextsTravelInTheCallResult) {
+  ToolResult ok = ToolResult::success(json::value("v"), json::array{text_block("result text")});
+  auto plain = call_result_from(ok);
+  add_contexts(plain, {});
+  EXPECT_EQ(plain.at("content").as_array().size(), 1u);
+  EXPECT_FALSE(plain.contains("_meta"));
+
+  auto with = call_result_from(ok);
+  add_contexts(with, {"first note", "second note"});
+  const auto& content = with.at("content").as_array();
+  ASSERT_EQ(content.size(), 3u);
+  EXPECT_EQ(content[0].at("text"), "result text");
+  EXPECT_EQ(content[1].at("text"), "first note");
+  EXPECT_EQ(content[2].at("text"), "second note");
+  EXPECT_EQ(with.at("_meta").at("toolgate/additional_contexts"),
+            (json::array{"first note", "second note"}));
+
+  // An error keeps its toolgate/error beside them.
+  auto denied = call_result_from(ToolResult::failure(error_code::denied, "no", "guard", "g/x"));
+  add_contexts(denied, {"note"});
+  EXPECT_EQ(denied.at("_meta").at("toolgate/error").at("code"), "denied");
+  EXPECT_EQ(denied.at("_meta").at("toolgate/additional_contexts"), (json::array{"note"}));
+  EXPECT_EQ(denied.at("content").as_array().back().at("text"), "note");
+}

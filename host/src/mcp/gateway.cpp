@@ -376,9 +376,14 @@ struct Gateway::Impl {
     json::object response;
     try {
       ensure_tool(*call);
-      ToolCall tc{{call->call_id, call->tool, opt.session_id, ""}, call->arguments, call->signal};
-      ToolResult r = host.call(std::move(tc));
-      response = make_result(call->client_id, call_result_from(r));
+      std::vector<ToolCall> batch;
+      batch.push_back(
+          ToolCall{{call->call_id, call->tool, opt.session_id, ""}, call->arguments, call->signal});
+      // A batch of one: its contexts come back with it (see add_contexts).
+      BatchResult b = host.call_batch(std::move(batch));
+      json::object result = call_result_from(b.results.at(0));
+      add_contexts(result, b.additional_contexts);
+      response = make_result(call->client_id, std::move(result));
     } catch (const std::exception& e) {
       response = make_error(call->client_id, rpc_error::internal_error,
                             std::string("toolgate failed to run the call: ") + e.what());

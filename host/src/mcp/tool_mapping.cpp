@@ -121,4 +121,18 @@ json::object call_result_from(const ToolResult& r) {
   return out;
 }
 
+void add_contexts(json::object& call_result, const std::vector<std::string>& contexts) {
+  if (contexts.empty()) return;
+  auto& content = call_result["content"];
+  if (!content.is_array()) content = json::array();
+  json::array listed;
+  for (const auto& text : contexts) {
+    content.get_array().push_back(text_block(text));
+    listed.push_back(json::string(text));
+  }
+  auto& meta = call_result["_meta"];
+  if (!meta.is_object()) meta = json::object();
+  meta.get_object()["toolgate/additional_contexts"] = std::move(listed);
+}
+
 }  // namespace toolgate::mcp

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace toolgate::mcp {
 
@@ -39,5 +40,13 @@ ToolOutput output_from_rpc_error(const boost::json::value& error, std::string_vi
 // naming the reason) and _meta["toolgate/error"] = {code, message, stage,
 // source[, denials]}.
 boost::json::object call_result_from(const ToolResult& r);
+
+// Additional contexts queued by post-execute hooks (SPEC §2.10) for one
+// tools/call.  MCP has no slot for a user message after a batch, and each
+// tools/call is a batch of one, so they travel in the call's own result:
+// appended as text blocks after its content (the model reads them) and
+// listed in _meta["toolgate/additional_contexts"] (for clients that show
+// them apart).  Nothing is appended when there are none.
+void add_contexts(boost::json::object& call_result, const std::vector<std::string>& contexts);
 
 }  // namespace toolgate::mcp
