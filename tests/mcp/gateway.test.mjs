@@ -300,6 +300,10 @@ test('raw: malformed and oversize input get JSON-RPC errors; a cancelled call ge
   assert.match(big.error.message, /too large/);
   g.send('[{"jsonrpc":"2.0","id":3,"method":"ping"}]');
   assert.equal((await g.next((m) => m.error?.code === -32600)).id, null);
+  // Nesting past 256 levels (under the size limit) is refused like bad JSON.
+  g.send('{"jsonrpc":"2.0","id":4,"method":"ping","params":{"a":' + '['.repeat(300) + ']'.repeat(300) + '}}');
+  const deep = await g.next((m) => m.error?.code === -32700);
+  assert.equal(deep.id, null);
 
   g.send(init);
   const initialized = await g.next((m) => m.id === 1);
