@@ -1,6 +1,9 @@
 // Stage 2, guards (SPEC §2.4): monotonic, fail closed, deterministic report.
 #include "test_support.hpp"
 
+#include <chrono>
+#include <thread>
+
 using namespace tgtest;
 
 namespace {
@@ -154,5 +157,46 @@ TEST(Guards, ReasonsAndMessagesWithInvalidUtf8StayDenialsWithValidText) {
     EXPECT_EQ(*f.body_runs, 0);
     const std::string text(r.content.at(0).at("text").as_string());
     EXPECT_NE(text.find("rules \xEF\xBF\xBD\xEF\xBF\xBD unreadable"), std::string::npos) << text;
+  }
+}
+
+// SPEC §7: a guard timeout fails closed.  Whatever a guard answers after its
+// deadline does not count -- an abstain included -- and shadow mode does
+// not soften it; a guard within its deadline is unaffected.
+TEST(Guards, AGuardOverItsDeadlineFailsTheCallClosed) {
+  HostOptions o;
+  o.guard_deadline = std::chrono::milliseconds(20);
+  auto slow_abstain = [](const HookCall&) -> std::optional<std::string> {
+    std::this_thread::sleep_for(std::chrono::milliseconds(80));
+    return std::nullopt;
+  };
+  {
+    Fixture f(o);
+    f.host.add_guard("fast", {"ok"}, abstain());
+    f.host.add_guard("slow", {"lookup"}, slow_abstain);
+    auto r = f.call("echo");
+    EXPECT_EQ(code_of(r), "timeout");
+    EXPECT_EQ(r.error->stage, "guard");
+    EXPECT_EQ(r.error->source, "slow/lookup");
+    EXPECT_NE(r.error->message.find("over its 20 ms deadline"), std::string::npos)
+        << r.error->message;
+    EXPECT_EQ(*f.body_runs, 0);
+  }
+  {
+    Fixture f(o);
+    HookOptions shadow;
+    shadow.name = "lookup";
+    shadow.shadow = true;
+    f.host.add_guard("slow", shadow, slow_abstain);
+    EXPECT_EQ(code_of(f.call("echo")), "timeout");
+    EXPECT_EQ(*f.body_runs, 0);
+  }
+  {
+    HostOptions none;
+    none.guard_deadline = std::chrono::milliseconds(0);  // no deadline
+    Fixture f(none);
+    f.host.add_guard("slow", {"lookup"}, slow_abstain);
+    EXPECT_FALSE(f.call("echo").is_error);
+    EXPECT_EQ(*f.body_runs, 1);
   }
 }

@@ -48,7 +48,7 @@ struct Fixture {
   std::shared_ptr<Recorder> recorder = std::make_shared<Recorder>();
   Host host;
 
-  Fixture() {
+  explicit Fixture(HostOptions options = {}) : host(options) {
     ToolDefinition echo;
     echo.name = "echo";
     echo.annotations = annotation::idempotent;

@@ -49,6 +49,11 @@ struct HostOptions {
   // Deny every call until a manifest stack has loaded successfully (for
   // hosts whose guards come from manifests: never serve calls unguarded).
   bool deny_until_loaded = false;
+  // A guard that takes longer than this fails the call closed (`timeout`,
+  // stage guard), whatever it answered.  Guards run in-process and cannot
+  // be preempted: the deadline bounds what a slow guard can decide, not how
+  // long it runs.  Zero: no deadline.
+  std::chrono::milliseconds guard_deadline{5000};
 };
 
 // How a stack of manifests is loaded.
