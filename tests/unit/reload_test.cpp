@@ -120,6 +120,22 @@ TEST(Reload, AnEditedHookSettingIsAChange) {
   EXPECT_EQ(code_of(f.greet("A")), "denied");
 }
 
+// A locked waterfall hook keeps its place: a reload that changes its
+// priority is refused.  (reload_guard_drop_guard registers pre-execute
+// "keep" instead of the guard.)
+TEST(Reload, ALockedHookCannotBeReordered) {
+  ReloadFixture f("reload_guard_drop_guard");
+  ASSERT_TRUE(f.enable().ok);
+  auto gen = f.host->generation();
+  f.write_manifest("{}", true, R"(,"hooks":{"keep":{"priority":5}})");
+  auto r = f.host->reload();
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("would reorder it: tools/pre-execute hook reload.guard/keep is locked"),
+            std::string::npos)
+      << r.error;
+  EXPECT_EQ(f.host->generation(), gen);
+}
+
 TEST(Reload, SameContentIsNotReloaded) {
   ReloadFixture f;
   auto first = f.enable();
