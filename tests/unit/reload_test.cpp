@@ -310,6 +310,11 @@ TEST(Reload, EveryFailureLeavesTheOldGenerationServing) {
          f.write_manifest("{}", true, R"(,"hooks":{"guard":{"mode":"shadow"}})");
        },
        "would put it in shadow mode"},
+      {"a pin added that the serving build does not match",
+       [](ReloadFixture& f) {
+         f.write_manifest("{}", true, ",\"sha256\":\"" + std::string(64, '1') + "\"");
+       },
+       "SHA-256 mismatch: the manifest pins 1111"},
       {"a locked plugin's config changed",
        [](ReloadFixture& f) { f.write_manifest(R"({"deny":"nobody"})"); },
        "would change the config of plugin \"reload.guard\", which layer \"security\" locks"},
@@ -446,6 +451,25 @@ TEST(Reload, AFailedFirstLoadDeniesEvenWithoutDenyUntilLoaded) {
   auto fixed = f.host->reload();
   ASSERT_TRUE(fixed.ok) << fixed.error;
   EXPECT_FALSE(f.greet("B").is_error);
+  EXPECT_EQ(code_of(f.greet("A")), "denied");
+}
+
+// A stack loaded before enable_reload keeps serving when enable_reload's
+// first load fails, and stays the reference for the locked-layer checks:
+// a later reload still may not drop its locked guard.
+TEST(Reload, AFailedFirstLoadKeepsAStackLoadedBeforeAndItsLocks) {
+  ReloadFixture f;
+  f.host->load_manifest(f.manifest);  // reload_guard_a, locked layer
+  EXPECT_EQ(code_of(f.greet("A")), "denied");
+  f.install("reload_guard_fail_init");
+  auto r = f.enable();
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(code_of(f.greet("A")), "denied");  // the loaded guard still serves
+  EXPECT_FALSE(f.greet("B").is_error);
+  f.install("reload_guard_drop_guard");
+  auto dropped = f.host->reload();
+  EXPECT_FALSE(dropped.ok);
+  EXPECT_NE(dropped.error.find("would drop it"), std::string::npos) << dropped.error;
   EXPECT_EQ(code_of(f.greet("A")), "denied");
 }
 

@@ -29,7 +29,9 @@ void EnvelopeScanner::on_char(char c) {
   if (in_string_) {
     if (escaped_) {
       escaped_ = false;
-      if (string_is_key_) key_ += '\\';  // an escaped key matches none we look for
+      // An escaped key matches none we look for; capped like any key, so a
+      // line of escapes buffers nothing.
+      if (string_is_key_ && key_.size() <= kMaxKey) key_ += '\\';
     } else if (c == '\\') {
       escaped_ = true;
     } else if (c == '"') {

@@ -178,9 +178,6 @@ ReloadReport ReloadController::attempt(bool force) {
               f.string(), p.json_path + "/path",
               "plugin \"" + p.id + "\" (" + p.path.string() + "): the plugin file does not exist",
               "build the plugin, or fix \"path\"");
-        // Copy first, then hash and load the copy: what is checked is what runs.
-        fs::path copy = shadow_.copy(p.path, p.id);
-        std::string digest = detail::sha256_file(copy);
         auto prev = old.find(p.id);
         // A locked layer's configuration is part of its guards: a reload
         // may swap a locked plugin's build, never its config.
@@ -191,6 +188,19 @@ ReloadReport ReloadController::attempt(bool force) {
                               "\", which layer \"" + lk->second.first + "\" locks",
                           "restore its config; a locked layer changes only with a restart of "
                           "the host");
+        // Copy first, then check, hash and load the copy: what is checked is
+        // what runs.  Permissions, pin and completeness hold for a plugin
+        // kept as it is too (a pin just added must match the build that goes
+        // on serving), and come before any of a new build's code runs, the
+        // probe child's included.
+        fs::path copy = shadow_.copy(p.path, p.id);
+        std::string digest;
+        try {
+          digest = detail::check_plugin_file(p, f, lo, copy);
+        } catch (...) {
+          fs::remove(copy, ec);
+          throw;
+        }
         if (!force && prev != old.end() && prev->second->sha256 == digest &&
             prev->second->config == p.config) {
           fs::remove(copy, ec);
@@ -198,14 +208,6 @@ ReloadReport ReloadController::attempt(bool force) {
           continue;
         }
         changed = true;
-        // Permissions, pin and completeness before any of its code runs, the
-        // probe child's included.
-        try {
-          detail::check_plugin_file(p, f, lo, copy);
-        } catch (...) {
-          fs::remove(copy, ec);
-          throw;
-        }
         if (!options_.probe_command.empty())
           if (auto why = detail::run_probe(options_.probe_command, copy, p.id, p.config,
                                            options_.probe_timeout);
@@ -265,8 +267,21 @@ ReloadReport ReloadController::attempt(bool force) {
   } catch (const std::exception& e) {
     report.ok = false;
     report.error = e.what();
+    // Fail closed (SPEC §5): the first attempt failed and no manifest stack
+    // was ever loaded, so there are no guards to keep serving with -- deny
+    // every call until a reload succeeds, with or without
+    // deny_until_loaded.  A stack loaded before (load_manifests) keeps
+    // serving, as after any failed reload, and stays the reference for the
+    // locked-layer checks.
+    if (first_attempt_ && impl_.layers.empty()) {
+      impl_.stack_valid = false;
+      auto gen = impl_.build(impl_.layers, impl_.disable, nullptr);
+      gen->invalid_reason = "the manifest stack failed to load: " + report.error;
+      impl_.publish(gen);
+    }
     report.generation = impl_.active.load()->number;
   }
+  first_attempt_ = false;
   report.took =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
   json::array ids;
@@ -289,19 +304,7 @@ namespace toolgate {
 ReloadReport Host::enable_reload(ReloadOptions options) {
   impl_->reloader.reset();
   impl_->reloader = std::make_unique<ReloadController>(*impl_, std::move(options));
-  ReloadReport r = impl_->reloader->reload(true);
-  if (!r.ok) {
-    // Fail closed (SPEC §5): the stack this host was asked to serve did not
-    // load, so no call is served as if it had -- with or without
-    // deny_until_loaded -- until a reload succeeds.
-    std::lock_guard lock(impl_->control);
-    impl_->stack_valid = false;
-    auto gen = impl_->build(impl_->layers, impl_->disable, nullptr);
-    gen->invalid_reason = "the manifest stack failed to load: " + r.error;
-    impl_->publish(gen);
-    r.generation = gen->number;
-  }
-  return r;
+  return impl_->reloader->reload(true);
 }
 
 ReloadReport Host::reload() {

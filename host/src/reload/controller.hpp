@@ -35,6 +35,7 @@ class ReloadController {
   std::mutex reap_mutex_;
   std::condition_variable reap_cv_;
   bool stopping_ = false;
+  bool first_attempt_ = true;  // guarded by the host's control mutex
   std::thread reaper_;
 };
 
