@@ -11,6 +11,7 @@
 
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace toolgate::detail {
 
@@ -24,6 +25,15 @@ namespace toolgate::detail {
 inline std::mutex& image_lifecycle_mutex() {
   static std::mutex m;
   return m;
+}
+
+// The handles of images that must never be unloaded, kept for the life of
+// the process.  Never destroyed (a static pointer, not a static object), so
+// nothing dlcloses them at exit either; reachable, so leak checkers do not
+// report them.  Guarded by image_lifecycle_mutex().
+inline std::vector<boost::dll::shared_library>& never_unloaded_images() {
+  static auto* images = new std::vector<boost::dll::shared_library>();
+  return *images;
 }
 
 struct PluginInstance {
@@ -55,11 +65,11 @@ struct PluginInstance {
     // A plugin that cannot be unloaded (Go and some other runtimes) keeps
     // its image mapped for the life of the process: the handle is leaked
     // on purpose, so dlclose is never called.
+    std::lock_guard lock(image_lifecycle_mutex());
     if (flags & TG_PLUGIN_NEVER_UNLOAD) {
-      new boost::dll::shared_library(std::move(library));  // NOLINT: intentional leak
+      never_unloaded_images().push_back(std::move(library));
       return;
     }
-    std::lock_guard lock(image_lifecycle_mutex());
     library.unload();
   }
 };
