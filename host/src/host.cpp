@@ -234,10 +234,14 @@ BatchResult Host::call_batch(std::vector<ToolCall> calls) {
   BatchResult out;
   out.results.resize(calls.size());
   std::vector<std::vector<detail::QueuedContext>> contexts(calls.size());
-  unsigned workers = impl_->options.batch_parallelism
-                         ? impl_->options.batch_parallelism
-                         : std::max(1u, std::thread::hardware_concurrency());
-  workers = static_cast<unsigned>(std::min<std::size_t>(workers, calls.size()));
+  // hardware_concurrency() reads /sys on every call: asked only when there
+  // is more than one call to spread (the MCP gateway sends batches of one).
+  unsigned workers = 1;
+  if (calls.size() > 1) {
+    workers = impl_->options.batch_parallelism ? impl_->options.batch_parallelism
+                                               : std::max(1u, std::thread::hardware_concurrency());
+    workers = static_cast<unsigned>(std::min<std::size_t>(workers, calls.size()));
+  }
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < calls.size();)
