@@ -129,11 +129,15 @@ TEST(PostExecute, AnUnknownVerdictIsAPluginError) {
 // the hook's: it cannot claim a guard's or the tool's voice.
 TEST(PostExecute, AReplacementErrorUsesAKnownCodeAndIsAttributedToTheHook) {
   auto error_result = [](std::string code) {
-    return json::object{
-        {"isError", true},
-        {"content", json::array{text_block("nope")}},
-        {"error",
-         {{"code", code}, {"message", "nope"}, {"stage", "guard"}, {"source", "security/guard"}}}};
+    return json::object{{"isError", true},
+                        {"content", json::array{text_block("nope")}},
+                        {"error",
+                         {{"code", code},
+                          {"message", "nope"},
+                          {"stage", "guard"},
+                          {"source", "security/guard"},
+                          {"denials", json::array{json::object{{"source", "security/guard"},
+                                                               {"reason", "forged"}}}}}}};
   };
   {
     Fixture f;
@@ -155,5 +159,6 @@ TEST(PostExecute, AReplacementErrorUsesAKnownCodeAndIsAttributedToTheHook) {
     EXPECT_EQ(code_of(r), "denied");
     EXPECT_EQ(r.error->stage, "tools/post-execute");
     EXPECT_EQ(r.error->source, "p/forge");
+    EXPECT_TRUE(r.error->denials.empty());  // no guard's name lent to it
   }
 }

@@ -83,6 +83,7 @@ void run_normalize(CallState& s) {
   if (snap->error && s.path != CallPath::denied && s.replaced_by_post_hook) {
     snap->error->stage = stage::post_execute;
     snap->error->source = s.candidate_writer;
+    snap->error->denials = boost::json::array();  // no guard denied this call
   }
   s.result = std::move(*snap);
   s.record(stage::normalize, "host", "ok", s.now() - start);

@@ -33,7 +33,11 @@
  *
  * Threading: unless a plugin sets TG_PLUGIN_SERIALIZED, its callbacks may run
  * concurrently on many threads.  init and shutdown run on one control thread
- * and never concurrently with any other callback of the same plugin.
+ * and never concurrently with any other callback of the same plugin.  A
+ * serialized plugin's callbacks wait for each other -- an execute wrapper
+ * holds the lock while the tool runs -- and a guard's deadline (the host's,
+ * 5 s by default) counts that wait: do not serialize a plugin whose guard
+ * must answer while its own wrapper runs slow tools.
  *
  * JSON crosses as UTF-8 text with an explicit length (tg_str), never as a
  * NUL-terminated string, and is validated by the host on arrival.
