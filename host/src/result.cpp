@@ -26,13 +26,29 @@ json::object ToolResult::to_json() const {
   return o;
 }
 
+// The closed set, once: for the check and for the message that lists it.
+static constexpr std::string_view kErrorCodes[] = {error_code::denied,
+                                                   error_code::approval_rejected,
+                                                   error_code::approval_cancelled,
+                                                   error_code::approval_unavailable,
+                                                   error_code::timeout,
+                                                   error_code::cancelled,
+                                                   error_code::plugin_error,
+                                                   error_code::tool_error,
+                                                   error_code::invalid_arguments,
+                                                   error_code::snapshot_failed,
+                                                   error_code::unknown_tool};
+
 bool is_error_code(std::string_view code) {
-  namespace e = error_code;
-  for (auto known : {e::denied, e::approval_rejected, e::approval_cancelled,
-                     e::approval_unavailable, e::timeout, e::cancelled, e::plugin_error,
-                     e::tool_error, e::invalid_arguments, e::snapshot_failed, e::unknown_tool})
+  for (auto known : kErrorCodes)
     if (code == known) return true;
   return false;
+}
+
+static std::string error_code_list() {
+  std::string out;
+  for (auto known : kErrorCodes) out += (out.empty() ? "" : ", ") + std::string(known);
+  return out;
 }
 
 static const json::string* string_field(const json::object& o, std::string_view key) {
@@ -77,9 +93,7 @@ std::optional<ToolResult> ToolResult::from_json(json::value&& v, std::string* wh
     if (!code || !message) return bad("/error needs string fields \"code\" and \"message\"");
     if (!is_error_code(*code))
       return bad("/error/code \"" + std::string(*code) +
-                 "\" is not an error code (the closed set: denied, approval_rejected, "
-                 "approval_cancelled, approval_unavailable, timeout, cancelled, plugin_error, "
-                 "tool_error, invalid_arguments, snapshot_failed, unknown_tool)");
+                 "\" is not an error code (the closed set: " + error_code_list() + ")");
     info.code = *code;
     info.message = *message;
     if (auto* s = string_field(e, "stage")) info.stage = *s;

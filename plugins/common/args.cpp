@@ -54,16 +54,18 @@ const json::value* LazyArgs::find(const std::string& pointer) {
 
 namespace {
 
+// One concrete pointer: looked up through the host, visited if present.
+void visit_at(LazyArgs& args, const std::string& pointer, const PointerVisitor& visit) {
+  if (pointer.empty()) return;
+  tg_json_value v{};
+  v.struct_size = sizeof v;
+  if (args.call().api()->arg_get(args.call().handle(), pointer.c_str(), &v) == TG_OK)
+    visit(pointer, v);
+}
+
 void walk(LazyArgs& args, const std::vector<std::string>& raw, std::size_t i,
           const std::string& current, const PointerVisitor& visit) {
-  if (i == raw.size()) {
-    tg_json_value v{};
-    v.struct_size = sizeof v;
-    if (current.empty()) return;
-    if (args.call().api()->arg_get(args.call().handle(), current.c_str(), &v) == TG_OK)
-      visit(current, v);
-    return;
-  }
+  if (i == raw.size()) return visit_at(args, current, visit);
   if (raw[i] != "*") {
     walk(args, raw, i + 1, current + "/" + raw[i], visit);
     return;
@@ -105,14 +107,7 @@ void expand_pointer(LazyArgs& args, const std::string& pattern, const PointerVis
   // Most patterns have no wildcard: one lookup through the host, no
   // splitting and no string building (a guard checks a dozen such pointers
   // on every call).
-  if (pattern.find('*') == std::string::npos) {
-    if (pattern.empty()) return;
-    tg_json_value v{};
-    v.struct_size = sizeof v;
-    if (args.call().api()->arg_get(args.call().handle(), pattern.c_str(), &v) == TG_OK)
-      visit(pattern, v);
-    return;
-  }
+  if (pattern.find('*') == std::string::npos) return visit_at(args, pattern, visit);
   // Split on '/', keeping tokens escaped so they can be joined back.
   std::vector<std::string> raw;
   std::size_t i = 1;

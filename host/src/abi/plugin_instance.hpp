@@ -63,8 +63,8 @@ struct PluginInstance {
   ~PluginInstance() {
     if (initialized && shutdown) shutdown(state);
     // A plugin that cannot be unloaded (Go and some other runtimes) keeps
-    // its image mapped for the life of the process: the handle is leaked
-    // on purpose, so dlclose is never called.
+    // its image mapped for the life of the process: its handle moves to
+    // never_unloaded_images(), so dlclose is never called.
     std::lock_guard lock(image_lifecycle_mutex());
     if (flags & TG_PLUGIN_NEVER_UNLOAD) {
       never_unloaded_images().push_back(std::move(library));

@@ -42,22 +42,24 @@ void CallState::record(std::string_view stage, std::string_view source, std::str
   if (bus.active()) emit("hook/result", trail.back().to_json());
 }
 
+// Messages come from plugins and exceptions: valid UTF-8 before they reach
+// events, the trail or the result.
+static ErrorInfo error_info(std::string_view code, std::string_view message, std::string_view stage,
+                            std::string_view source) {
+  return ErrorInfo{
+      std::string(code), to_valid_utf8(message), std::string(stage), to_valid_utf8(source), {}};
+}
+
 void CallState::fail(std::string_view code, std::string message, std::string_view stage,
                      std::string source) {
   path = CallPath::failed;
-  // Messages come from plugins and exceptions: valid UTF-8 before they
-  // reach events, the trail or the result.
-  error = ErrorInfo{
-      std::string(code), to_valid_utf8(message), std::string(stage), to_valid_utf8(source), {}};
+  error = error_info(code, message, stage, source);
 }
 
 void CallState::deny(std::string_view code, std::string message, std::string_view stage,
                      std::string source) {
   path = CallPath::denied;
-  // Messages come from plugins and exceptions: valid UTF-8 before they
-  // reach events, the trail or the result.
-  error = ErrorInfo{
-      std::string(code), to_valid_utf8(message), std::string(stage), to_valid_utf8(source), {}};
+  error = error_info(code, message, stage, source);
 }
 
 }  // namespace detail
