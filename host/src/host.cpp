@@ -277,11 +277,16 @@ json::object Host::describe() const {
     return a;
   };
   json::array tools, plugins;
-  for (const auto& [name, t] : g->tools) tools.push_back(json::string(name));
+  json::object owners;
+  for (const auto& [name, t] : g->tools) {
+    tools.push_back(json::string(name));
+    owners[name] = t->owner;
+  }
   for (const auto& id : g->plugin_ids) plugins.push_back(json::string(id));
   return {{"generation", g->number},
           {"plugins", plugins},
           {"tools", tools},
+          {"tool_owners", std::move(owners)},
           {"tools/pre-execute", ids(g->pre_execute)},
           {"guard", ids(g->guards)},
           {"tools/execute", ids(g->wrappers)},

@@ -1,5 +1,7 @@
 #include "json_util.hpp"
 
+#include "strict_json.hpp"
+
 #include <boost/container/small_vector.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/parse_options.hpp>
@@ -210,14 +212,11 @@ JsonScan scan_json(const json::value& root, std::size_t stop_after) {
 
 std::optional<json::value> parse_untrusted(std::string_view text, std::size_t max_depth,
                                            std::string* why) {
-  json::parse_options opt;
+  StrictJsonOptions opt;
   opt.max_depth = max_depth;
-  boost::system::error_code ec;
-  json::value v = json::parse(text, ec, {}, opt);
-  if (ec) {
-    if (why) *why = "invalid JSON: " + ec.message();
-    return std::nullopt;
-  }
+  StrictJsonError error;
+  auto v = parse_strict(text, opt, &error);
+  if (!v && why) *why = (error.duplicate_key ? "invalid JSON: " : "invalid JSON ") + error.message;
   return v;
 }
 

@@ -31,7 +31,8 @@ struct JsonScan {
 JsonScan scan_json(const boost::json::value& v, std::size_t stop_after);
 
 // Parses untrusted JSON text with a nesting limit; nullopt and a message
-// saying what and where on failure.  Invalid UTF-8 is rejected by the parser.
+// saying what and where on failure.  Invalid UTF-8 is rejected by the
+// parser, and so is an object with a duplicate key (strict_json.hpp).
 std::optional<boost::json::value> parse_untrusted(std::string_view text, std::size_t max_depth,
                                                   std::string* why);
 

@@ -51,6 +51,29 @@ std::vector<Broken> cases() {
        "",
        "not valid JSON at line 3, column 16: syntax error"},
       {"root not an object", {"[1]"}, "", "expected an object, found an array"},
+      // Duplicate keys used to resolve to the last copy, silently: a second
+      // "layer" unlocked a locked layer, a second "plugins" dropped every
+      // guard, a second settings key put a guard in shadow mode.
+      {"duplicate layer object",
+       {R"x({"toolgate":1,"layer":{"name":"security","locked":true},"layer":{"name":"security","locked":false},"plugins":[{"id":"test.kit","path":"$P(testkit)"}]})x"},
+       "",
+       "duplicate key \"layer\" in the object at the top level (line 1, column 15, and again at "
+       "line 1, column 57)"},
+      {"duplicate plugins key",
+       {R"x({"toolgate":1,"plugins":[],"plugins":[]})x"},
+       "",
+       "duplicate key \"plugins\" in the object at the top level (line 1, column 15, and again "
+       "at line 1, column 28)"},
+      {"duplicate hook setting",
+       {"{\"toolgate\":1,\"plugins\":[{\"id\":\"test.kit\",\"path\":\"$P(testkit)\",\n"
+        "\"hooks\":{\"guard\":{\"mode\":\"enforce\",\n\"mode\":\"shadow\"}}}]}"},
+       "/plugins/0/hooks/guard",
+       "duplicate key \"mode\" in the object at /plugins/0/hooks/guard (line 2, column 19, and "
+       "again at line 3, column 1)"},
+      {"byte order mark",
+       {"\xEF\xBB\xBF{\"toolgate\":1}"},
+       "",
+       "the file starts with a UTF-8 byte order mark (EF BB BF)"},
       {"missing version", {R"x({"plugins":[]})x"}, "/toolgate", "missing the format version"},
       {"wrong version",
        {R"x({"toolgate":2})x"},

@@ -161,7 +161,9 @@ class Host {
   ToolResult call_json(std::string_view call_json);
   BatchResult call_batch(std::vector<ToolCall> calls);
 
-  // Loaded plugins, tools and every stage's hooks in run order.
+  // Loaded plugins, tools and every stage's hooks in run order;
+  // "tool_owners" maps each tool to "host" (registered through this API)
+  // or the id of the plugin that registers it.
   boost::json::object describe() const;
   // The resolved order of every stage, with each hook's plugin, layer,
   // priority, tool filter, mode and lock -- only the hooks that would run

@@ -9,6 +9,7 @@
 
 #include <boost/dll/shared_library.hpp>
 
+#include <filesystem>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ inline std::vector<boost::dll::shared_library>& never_unloaded_images() {
 
 struct PluginInstance {
   boost::dll::shared_library library;  // destroyed last: unloads the image
+  // The private copy load_plugin made and loaded (empty when hot reload
+  // made it); removed once the image is unmapped (or kept mapped).
+  std::filesystem::path owned_copy;
   std::string id;
   std::string version;
   std::string path;
@@ -66,11 +70,12 @@ struct PluginInstance {
     // its image mapped for the life of the process: its handle moves to
     // never_unloaded_images(), so dlclose is never called.
     std::lock_guard lock(image_lifecycle_mutex());
-    if (flags & TG_PLUGIN_NEVER_UNLOAD) {
+    if (flags & TG_PLUGIN_NEVER_UNLOAD)
       never_unloaded_images().push_back(std::move(library));
-      return;
-    }
-    library.unload();
+    else
+      library.unload();
+    std::error_code ec;
+    if (!owned_copy.empty()) std::filesystem::remove(owned_copy, ec);
   }
 };
 

@@ -82,9 +82,11 @@ int run_call(const Args& args) {
     auto sink = std::make_shared<JsonLinesSink>(f, true);
     host->subscribe([sink, owned](const Event& e) { (*sink)(e); });
   }
-  std::string call = "{\"tool\":" + json::serialize(json::string(*tool)) +
-                     ",\"arguments\":" + arguments.value_or("{}") + "}";
-  ToolResult r = host->call_json(call);
+  std::string why;
+  auto call = call_document(*tool, arguments.value_or("{}"), &why);
+  ToolResult r = call ? host->call_json(*call)
+                      : ToolResult::failure(error_code::invalid_arguments, "--args: " + why,
+                                            stage::call, "host");
   std::printf("%s\n", json::serialize(r.to_json()).c_str());
   return r.is_error ? 1 : 0;
 }

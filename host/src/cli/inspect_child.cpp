@@ -113,7 +113,8 @@ void load_and_init(const fs::path& plugin, const json::object& config, json::obj
     mp.path = plugin;
     mp.id = id;
     mp.config = config;
-    auto loaded = detail::load_plugin(mp, "(inspect)", detail::LoaderOptions{true});
+    // Already dlopen'ed above from this path: no private copy.
+    auto loaded = detail::load_plugin(mp, "(inspect)", detail::LoaderOptions{true}, plugin);
     json::array hooks;
     for (const auto& r : loaded->hooks) {
       json::array tools;

@@ -38,16 +38,9 @@ int run_mcp(const Args& args) {
   auto rest = parse_common(before, o, {"--events", "--max-message-bytes"});
   mcp::GatewayOptions go;
   go.session_id = "mcp-" + std::to_string(::getpid());
-  if (auto n = flag_value(rest, "--max-message-bytes")) {
-    try {
-      std::size_t used = 0;
-      unsigned long long v = std::stoull(*n, &used);
-      if (used != n->size() || v < 1024) throw std::invalid_argument("");
-      go.max_message_bytes = static_cast<std::size_t>(v);
-    } catch (const std::exception&) {
-      throw UsageError("--max-message-bytes takes a number of bytes, at least 1024");
-    }
-  }
+  if (auto n = flag_value(rest, "--max-message-bytes"))
+    go.max_message_bytes = static_cast<std::size_t>(
+        number_option("--max-message-bytes", *n, 1024, std::uint64_t{1} << 40, "bytes"));
 
   // The server's tools come from tools/list; the sample tools are not offered.
   auto host = std::make_unique<Host>();

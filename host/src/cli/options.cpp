@@ -1,9 +1,11 @@
 #include "options.hpp"
 
+#include "../json_util.hpp"
 #include "default_manifests.hpp"
 #include "sample_tools.hpp"
 
 #include <spdlog/spdlog.h>
+#include <boost/json/serialize.hpp>
 
 #include <unistd.h>
 
@@ -77,6 +79,29 @@ std::string self_exe() {
   char buf[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "toolgate";
+}
+
+std::optional<std::string> call_document(const std::string& tool, const std::string& arguments,
+                                         std::string* why) {
+  // The host's own depth limit applies again when the text is read.
+  auto args = detail::parse_untrusted(arguments, HostOptions{}.max_json_depth, why);
+  if (!args) return std::nullopt;
+  return boost::json::serialize(
+      boost::json::object{{"tool", tool}, {"arguments", std::move(*args)}});
+}
+
+std::uint64_t number_option(const std::string& flag, const std::string& text, std::uint64_t min,
+                            std::uint64_t max, const char* unit) {
+  auto bad = [&] {
+    return UsageError(flag + " takes a whole number of " + unit + " from " + std::to_string(min) +
+                      " to " + std::to_string(max) + ", not \"" + text + "\"");
+  };
+  if (text.empty() || text.size() > 19 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    throw bad();
+  std::uint64_t v = std::stoull(text);
+  if (v < min || v > max) throw bad();
+  return v;
 }
 
 std::optional<std::string> flag_value(const Args& rest, const std::string& flag) {

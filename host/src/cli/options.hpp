@@ -10,6 +10,7 @@
 
 #include <toolgate/host.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -47,6 +48,20 @@ std::unique_ptr<Host> make_host(const CommonOptions& o, LoadReport* report = nul
 
 // This program's own path, for child processes (probes).
 std::string self_exe();
+
+// The JSON text of a call of `tool` whose arguments are the JSON text
+// `arguments` (--args), built as a document: the arguments are parsed (a
+// duplicate key refused) and nested, never spliced into the text, so no
+// argument string can rename the tool.  nullopt with `*why` when they are
+// not valid JSON.
+std::optional<std::string> call_document(const std::string& tool, const std::string& arguments,
+                                         std::string* why);
+
+// The value of a numeric option: decimal digits only (no sign, no
+// spaces), between `min` and `max`; otherwise a UsageError naming `flag`,
+// what it takes and what was given.  (std::stoull read "-1" as 2^64-1.)
+std::uint64_t number_option(const std::string& flag, const std::string& text, std::uint64_t min,
+                            std::uint64_t max, const char* unit);
 
 // The value of `--flag VALUE` in parsed leftovers, if present.
 std::optional<std::string> flag_value(const Args& rest, const std::string& flag);

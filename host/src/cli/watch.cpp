@@ -43,6 +43,15 @@ void print_report(const ReloadReport& r) {
 int run_watch(const Args& args) {
   CommonOptions o;
   auto rest = parse_common(args, o, {"--call", "--args", "--every"}, {"--no-probe"});
+  // Options are checked before any plugin's init runs.
+  const int every = static_cast<int>(
+      number_option("--every", flag_value(rest, "--every").value_or("1000"), 1, 3600000, "ms"));
+  std::optional<std::string> call_text;
+  if (auto tool = flag_value(rest, "--call")) {
+    std::string why;
+    call_text = call_document(*tool, flag_value(rest, "--args").value_or("{}"), &why);
+    if (!call_text) throw UsageError("--args: " + why);
+  }
   use_default_manifests_if_none(o);
   // Signals are taken by sigwait on this thread only.
   sigset_t set;
@@ -68,10 +77,8 @@ int run_watch(const Args& args) {
   std::atomic<bool> stop{false};
   std::thread caller;
   if (auto tool = flag_value(rest, "--call")) {
-    int every = std::stoi(flag_value(rest, "--every").value_or("1000"));
-    std::string call = "{\"tool\":" + json::serialize(json::string(*tool)) +
-                       ",\"arguments\":" + flag_value(rest, "--args").value_or("{}") + "}";
-    caller = std::thread([&, call, every, name = *tool] {
+    std::string call = *call_text;
+    caller = std::thread([&, call, name = *tool] {
       while (!stop) {
         ToolResult r = host->call_json(call);
         std::printf("call %s -> %s\n", name.c_str(), json::serialize(r.to_json()).c_str());

@@ -3,26 +3,38 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <system_error>
+
 namespace fs = std::filesystem;
 
 namespace toolgate::detail {
 
-std::string insecure_permissions(const fs::path& file) {
-  const uid_t me = ::geteuid();
-  auto owned_ok = [&](const struct stat& st) { return st.st_uid == 0 || st.st_uid == me; };
+namespace {
+
+bool owned_ok(const struct stat& st) { return st.st_uid == 0 || st.st_uid == ::geteuid(); }
+
+std::string other_owner(const fs::path& p, const struct stat& st) {
+  return p.string() + " belongs to another user (uid " + std::to_string(st.st_uid) + ")";
+}
+
+// Walks `p` (absolute, normal) and every folder above it as they are named,
+// without following symlinks: each entry must belong to root or us, and no
+// folder on the way may let another user rename or replace what is below
+// it.  A symlink's own mode bits mean nothing, so only its owner and the
+// folder holding it are checked -- the target is checked separately.
+std::string check_chain(const fs::path& p) {
   struct stat st {};
-  fs::path p = fs::absolute(file).lexically_normal();
-  if (::stat(p.c_str(), &st) != 0) return "";  // missing: reported elsewhere
-  if (!owned_ok(st))
-    return p.string() + " belongs to another user (uid " + std::to_string(st.st_uid) + ")";
-  if (st.st_mode & (S_IWGRP | S_IWOTH)) return p.string() + " is writable by group or others";
+  if (::lstat(p.c_str(), &st) != 0) return "cannot inspect " + p.string();
+  if (!owned_ok(st)) return other_owner(p, st);
+  if (!S_ISLNK(st.st_mode) && (st.st_mode & (S_IWGRP | S_IWOTH)))
+    return p.string() + " is writable by group or others";
   struct stat child = st;
   for (fs::path dir = p.parent_path();; dir = dir.parent_path()) {
     struct stat ds {};
-    if (::stat(dir.c_str(), &ds) != 0) return "cannot inspect " + dir.string();
-    if (!owned_ok(ds))
-      return dir.string() + " belongs to another user (uid " + std::to_string(ds.st_uid) + ")";
-    if (ds.st_mode & (S_IWGRP | S_IWOTH)) {
+    if (::lstat(dir.c_str(), &ds) != 0) return "cannot inspect " + dir.string();
+    if (!owned_ok(ds)) return other_owner(dir, ds);
+    if (!S_ISLNK(ds.st_mode) && (ds.st_mode & (S_IWGRP | S_IWOTH))) {
       // Sticky folders (/tmp) let only an entry's owner rename or delete it.
       if (!(ds.st_mode & S_ISVTX) || !owned_ok(child))
         return dir.string() + " is writable by group or others";
@@ -30,6 +42,29 @@ std::string insecure_permissions(const fs::path& file) {
     if (dir == dir.root_path() || dir.empty()) break;
     child = ds;
   }
+  return "";
+}
+
+}  // namespace
+
+std::string insecure_permissions(const fs::path& file) {
+  const fs::path written = fs::absolute(file).lexically_normal();
+  struct stat st {};
+  // Missing: the caller reports "does not exist" (a dangling symlink is not
+  // missing: lstat finds the link, and resolving it fails below).
+  if (::lstat(written.c_str(), &st) != 0 && errno == ENOENT) return "";
+  // The path as written: whoever can swap a symlink on it chooses the file.
+  if (auto why = check_chain(written); !why.empty()) return why;
+  // The file it resolves to, through every folder on its real path: a
+  // symlink into a world-writable folder is as unsafe as the folder.
+  std::error_code ec;
+  const fs::path real = fs::canonical(written, ec);
+  if (ec)
+    return written.string() + " cannot be resolved (" + ec.message() +
+           "): a dangling symlink on its path";
+  if (real == written) return "";
+  if (auto why = check_chain(real); !why.empty())
+    return why + " (on the real path of " + written.string() + ")";
   return "";
 }
 

@@ -11,11 +11,14 @@
 
 namespace toolgate::detail {
 
-// Why `file` (or a folder above it) could be replaced by another user, or
-// an empty string when it cannot.  A folder writable by group or others is
-// unsafe unless it has the sticky bit and the entry below it belongs to
-// root or to us (as /tmp/dir owned by us); anything owned by another
-// non-root user is unsafe.
+// Why `file` could be replaced by another user, or an empty string when it
+// cannot.  Checked twice: along the path as written (every entry, symlinks
+// not followed, since whoever can swap a link chooses the file) and along
+// the real path the file resolves to (so a link into a world-writable
+// folder is refused like the folder).  A folder writable by group or
+// others is unsafe unless it has the sticky bit and the entry below it
+// belongs to root or to us (as /tmp/dir owned by us); anything owned by
+// another non-root user is unsafe; a dangling symlink is refused.
 std::string insecure_permissions(const std::filesystem::path& file);
 
 }  // namespace toolgate::detail

@@ -1,11 +1,9 @@
 #include "manifest.hpp"
 
+#include "../strict_json.hpp"
 #include "file_permissions.hpp"
 
 #include <toolgate/host.hpp>
-
-#include <boost/json/parse_options.hpp>
-#include <boost/json/stream_parser.hpp>
 
 #include <algorithm>
 #include <fstream>
@@ -42,25 +40,22 @@ class Reader {
   }
 
   json::value parse(const std::string& text) const {
-    json::parse_options opt;
+    if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0)
+      fail("", "the file starts with a UTF-8 byte order mark (EF BB BF)",
+           "save it as UTF-8 without a BOM (JSON text must not start with one)");
+    StrictJsonOptions opt;
     opt.allow_comments = true;
     opt.allow_trailing_commas = true;
     opt.max_depth = 64;
-    json::stream_parser p({}, opt);
-    boost::system::error_code ec;
-    std::size_t used = p.write(text.data(), text.size(), ec);
-    if (!ec) p.finish(ec);
-    if (ec) {
-      // The parser stopped `used` bytes in: report the line and column.
-      std::size_t line = 1 + std::count(text.begin(), text.begin() + used, '\n');
-      std::size_t nl = text.rfind('\n', used ? used - 1 : 0);
-      std::size_t col = used - (nl == std::string::npos ? 0 : nl + 1) + 1;
-      fail("",
-           "not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(col) +
-               ": " + ec.message(),
-           "fix the syntax there (comments and trailing commas are allowed)");
-    }
-    return p.release();
+    StrictJsonError e;
+    auto v = parse_strict(text, opt, &e);
+    if (v) return std::move(*v);
+    if (e.duplicate_key)
+      // The last copy used to win silently: a second "layer" unlocked a
+      // locked layer, a second "plugins" dropped a guard.
+      fail(e.pointer, e.message, "keep one \"" + e.key + "\" and merge what the copies say");
+    fail("", "not valid JSON " + e.message,
+         "fix the syntax there (comments and trailing commas are allowed)");
   }
 
   void only_keys(const json::object& o, const std::string& at,
@@ -187,11 +182,25 @@ Manifest read_manifest(const fs::path& file, bool allow_insecure_permissions) {
       r.fail("", "refused: " + why + ", so another user could change the policy",
              "chmod go-w (and fix the owner) on the manifest and every folder above it, or pass "
              "--allow-insecure-plugin-permissions");
+  // A manifest is a few kilobytes; a huge one is a mistake or an attack,
+  // refused before it is read.
+  if (auto size = fs::file_size(file, fec); !fec && size > kMaxManifestBytes)
+    r.fail("",
+           "the manifest is " + std::to_string(size) + " bytes, over the " +
+               std::to_string(kMaxManifestBytes) + "-byte limit",
+           "split it into layers, or move large data out of \"config\"");
   std::ifstream in(file, std::ios::binary);
   if (!in) r.fail("", "cannot read the manifest", "check its permissions");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  json::value doc = r.parse(buf.str());
+  std::string text;
+  {
+    std::stringstream buf;
+    buf << in.rdbuf();
+    text = buf.str();
+  }
+  if (text.size() > kMaxManifestBytes)  // grew after the size check
+    r.fail("", "the manifest is over the " + std::to_string(kMaxManifestBytes) + "-byte limit",
+           "split it into layers, or move large data out of \"config\"");
+  json::value doc = r.parse(text);
   const auto& root = r.object(doc, "", "{ \"toolgate\": 1, \"plugins\": [ ... ] }");
   r.only_keys(root, "", {"toolgate", "layer", "plugins", "overrides"});
 
@@ -203,7 +212,7 @@ Manifest read_manifest(const fs::path& file, bool allow_insecure_permissions) {
 
   Manifest m;
   m.file = file;
-  m.text = buf.str();
+  m.text = std::move(text);
   m.layer = file.stem().string();
   if (const auto* layer = root.if_contains("layer")) {
     const auto& o = r.object(*layer, "/layer", "{ \"name\": \"security\", \"locked\": true }");
@@ -243,6 +252,11 @@ Manifest read_manifest(const fs::path& file, bool allow_insecure_permissions) {
                "set \"path\" to the plugin file, relative to this manifest");
       std::string rel = r.string(*path, at + "/path", "the plugin file");
       if (rel.empty()) r.fail(at + "/path", "\"path\" is empty", "set it to the plugin file");
+      if (rel.find('\0') != std::string::npos)
+        // The C library would stop at the NUL and load whatever the prefix
+        // names.
+        r.fail(at + "/path", "\"path\" contains a NUL character (\\u0000)",
+               "remove it: a file name cannot contain NUL");
       // Relative to the manifest, never through a library search path.
       fs::path pp(rel);
       p.path = pp.is_absolute() ? pp.lexically_normal() : (base / pp).lexically_normal();
@@ -276,14 +290,44 @@ Manifest read_manifest(const fs::path& file, bool allow_insecure_permissions) {
   return m;
 }
 
+namespace {
+
+// A name ending in .json in a manifest folder is a layer.  One that cannot
+// be read as a file (a dangling symlink, a folder, a FIFO) used to be
+// skipped, so the security layer it stood for vanished and calls ran
+// without it; it is refused instead, naming what it is.
+fs::path layer_file(const fs::directory_entry& e) {
+  std::error_code ec;
+  auto st = fs::status(e.path(), ec);
+  if (st.type() == fs::file_type::regular) return e.path();
+  std::error_code lec;
+  const bool link = fs::is_symlink(fs::symlink_status(e.path(), lec));
+  std::string what = link && st.type() == fs::file_type::not_found
+                         ? "a dangling symlink (its target does not exist)"
+                     : st.type() == fs::file_type::directory ? "a folder"
+                     : ec                                    ? "unreadable (" + ec.message() + ")"
+                                                             : "not a regular file";
+  throw LoadError(e.path().string(), "",
+                  "the manifest folder holds \"" + e.path().filename().string() + "\", which is " +
+                      what + ": its layer cannot be loaded",
+                  "restore the manifest it stands for, or remove it (or rename it so that its name "
+                  "does not end in .json)");
+}
+
+}  // namespace
+
 std::vector<fs::path> expand_manifest_paths(const std::vector<fs::path>& paths) {
   std::vector<fs::path> out;
   for (const auto& p : paths) {
     std::error_code ec;
     if (fs::is_directory(p, ec)) {
       std::vector<fs::path> files;
-      for (const auto& e : fs::directory_iterator(p, ec))
-        if (e.path().extension() == ".json" && e.is_regular_file()) files.push_back(e.path());
+      fs::directory_iterator it(p, ec);
+      for (; !ec && it != fs::directory_iterator(); it.increment(ec))
+        if (it->path().extension() == ".json") files.push_back(layer_file(*it));
+      if (ec)
+        throw LoadError(p.string(), "", "cannot read the manifest folder: " + ec.message(),
+                        "check its permissions");
       // Byte-wise name order: predictable, locale-independent layering.
       std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
         return a.filename().string() < b.filename().string();

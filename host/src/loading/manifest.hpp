@@ -58,13 +58,20 @@ struct Manifest {
   std::vector<std::pair<std::string, HookSettings>> overrides;  // by target id
 };
 
-// Throws LoadError naming the file, the JSON path and a fix.  Unless
+// The largest manifest read: policy is kilobytes, so anything near this is
+// a mistake (or an attempt to exhaust memory), refused before reading.
+inline constexpr std::size_t kMaxManifestBytes = 16u << 20;
+
+// Throws LoadError naming the file, the JSON path and a fix.  A duplicate
+// key anywhere is refused (strict_json.hpp), naming both copies.  Unless
 // `allow_insecure_permissions`, a manifest another user could replace (see
 // file_permissions.hpp) is refused before it is read.
 Manifest read_manifest(const std::filesystem::path& file, bool allow_insecure_permissions);
 
 // A folder stands for its *.json files in byte-wise name order; a file for
-// itself.  Throws LoadError for a path that is neither.
+// itself.  Throws LoadError for a path that is neither, and for an entry
+// named *.json in a folder that is not a readable regular file (a dangling
+// symlink, a folder, a FIFO): a layer must never vanish silently.
 std::vector<std::filesystem::path> expand_manifest_paths(
     const std::vector<std::filesystem::path>& paths);
 

@@ -4,6 +4,7 @@
 #include "../abi/host_api.hpp"
 #include "elf_file.hpp"
 #include "file_permissions.hpp"
+#include "shadow_copy.hpp"
 
 #include <toolgate/host.hpp>
 
@@ -120,13 +121,19 @@ std::string sha256_file(const fs::path& file) {
   return out;
 }
 
-std::string check_plugin_file(const ManifestPlugin& mp, const fs::path& manifest_file,
-                              const LoaderOptions& options, const fs::path& load_from) {
-  const fs::path& file = load_from.empty() ? mp.path : load_from;
-  Fail fail{manifest_file, mp};
+namespace {
+
+// Where, and whether, the plugin file named by the manifest may be used:
+// checked before its bytes are copied or hashed.
+void check_plugin_source(const ManifestPlugin& mp, const LoaderOptions& options, const Fail& fail) {
   std::error_code fec;
-  if (!fs::is_regular_file(mp.path, fec))
-    fail("the plugin file does not exist",
+  auto st = fs::status(mp.path, fec);
+  if (st.type() == fs::file_type::directory)
+    fail("the plugin path is a folder, not a file",
+         "point \"path\" at the plugin's .so file inside it", "/path");
+  if (st.type() != fs::file_type::regular)
+    fail(st.type() == fs::file_type::not_found ? "the plugin file does not exist"
+                                               : "the plugin path is not a regular file",
          "build the plugin, or fix \"path\" (it is relative to the manifest)", "/path");
   if (!options.allow_insecure_permissions)
     if (auto why = insecure_permissions(mp.path); !why.empty())
@@ -134,6 +141,29 @@ std::string check_plugin_file(const ManifestPlugin& mp, const fs::path& manifest
            "chmod go-w (and fix the owner) on the file and every folder above it, or pass "
            "--allow-insecure-plugin-permissions",
            "/path");
+  // Before any byte is read: a huge (or sparse) file is refused at once,
+  // not hashed for minutes.
+  if (auto size = fs::file_size(mp.path, fec); !fec && size > kMaxPluginBytes)
+    fail("the plugin file is " + std::to_string(size) + " bytes, over the " +
+             std::to_string(kMaxPluginBytes) + "-byte limit",
+         "check that \"path\" names the plugin's .so (a plugin is a few megabytes)", "/path");
+}
+
+// Plugins loaded without hot reload are copied too, into one private
+// folder for the process: the pin is checked on the copy and the copy is
+// loaded, so a file swapped between the hash and dlopen cannot run.
+ShadowDir& private_copies() {
+  static ShadowDir dir;
+  return dir;
+}
+
+}  // namespace
+
+std::string check_plugin_file(const ManifestPlugin& mp, const fs::path& manifest_file,
+                              const LoaderOptions& options, const fs::path& load_from) {
+  const fs::path& file = load_from.empty() ? mp.path : load_from;
+  Fail fail{manifest_file, mp};
+  check_plugin_source(mp, options, fail);
   std::string actual = sha256_file(file);
   if (mp.sha256) {
     if (actual != *mp.sha256)
@@ -149,12 +179,22 @@ std::string check_plugin_file(const ManifestPlugin& mp, const fs::path& manifest
 
 std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::path& manifest_file,
                                           const LoaderOptions& options, const fs::path& load_from) {
-  const fs::path& file = load_from.empty() ? mp.path : load_from;
   Fail fail{manifest_file, mp};
-  std::string actual = check_plugin_file(mp, manifest_file, options, load_from);
+  auto inst = std::make_shared<PluginInstance>();
+  fs::path file = load_from;
+  if (file.empty()) {
+    // What is checked is what runs: copy, then hash and load the copy.
+    check_plugin_source(mp, options, fail);
+    try {
+      file = inst->owned_copy = private_copies().copy(mp.path, mp.id);
+    } catch (const std::exception& e) {
+      fail(std::string("cannot be copied to a private folder before loading: ") + e.what(),
+           "check that $TMPDIR (or /tmp) is writable", "/path");
+    }
+  }
+  std::string actual = check_plugin_file(mp, manifest_file, options, file);
 
   auto loaded = std::make_shared<LoadedPlugin>();
-  auto inst = std::make_shared<PluginInstance>();
   inst->path = file.string();
   boost::dll::fs::error_code ec;
   // rtld_now: unresolved symbols fail here, not in the middle of a call.

@@ -39,6 +39,9 @@ struct LoadedPlugin {
   std::vector<ToolDefinition> tools;
 };
 
+// The largest plugin file accepted, checked before it is read or hashed.
+inline constexpr std::uintmax_t kMaxPluginBytes = 1ull << 30;
+
 struct LoaderOptions {
   bool allow_insecure_permissions = false;
 };
@@ -58,6 +61,9 @@ std::string check_plugin_file(const ManifestPlugin& plugin,
 // symbol, an ABI mismatch, an init failure or a rejected config.
 // With `load_from`, that file (a private copy of plugin.path) is the one
 // hashed, pinned and loaded; permissions are checked on plugin.path.
+// Without it, load_plugin makes the private copy itself (one folder per
+// process, 0700), so on every load path the bytes pinned are the bytes
+// loaded; the instance removes its copy when it is unloaded.
 std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& plugin,
                                           const std::filesystem::path& manifest_file,
                                           const LoaderOptions& options,

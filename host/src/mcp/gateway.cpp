@@ -11,7 +11,9 @@
 #include <atomic>
 #include <condition_variable>
 #include <csignal>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -116,6 +118,10 @@ struct Gateway::Impl {
 
   std::mutex tools_mutex;
   std::set<std::string, std::less<>> known_tools;
+  // Server tools whose name a plugin's tool also has, with that plugin's
+  // id: calls to them are refused (a plugin tool used to shadow the
+  // server's silently).
+  std::map<std::string, std::string, std::less<>> clashing_tools;
   bool tools_stale = false;
   std::mutex refresh_mutex;
 
@@ -263,6 +269,8 @@ struct Gateway::Impl {
     }
     std::vector<ToolDefinition> defs;
     std::set<std::string, std::less<>> names;
+    std::map<std::string, std::string, std::less<>> clashes;
+    const auto plugin_tools = tools_of_plugins();
     for (const auto& t : *list) {
       std::string why;
       auto def = tool_definition(t, &why);
@@ -272,6 +280,11 @@ struct Gateway::Impl {
       }
       if (!names.insert(def->name).second) {
         spdlog::warn("the MCP server lists tool \"{}\" twice; keeping the first", def->name);
+        continue;
+      }
+      if (auto it = plugin_tools.find(def->name); it != plugin_tools.end()) {
+        spdlog::error("{}", clash_text(def->name, it->second));
+        clashes.emplace(def->name, it->second);
         continue;
       }
       def->execute = [this](const ToolContext& c) { return forward_call(c); };
@@ -286,10 +299,34 @@ struct Gateway::Impl {
     std::lock_guard lock(tools_mutex);
     if (complete) {
       known_tools = std::move(names);
+      clashing_tools = std::move(clashes);
       tools_stale = false;
     } else {
       known_tools.merge(names);
+      clashing_tools.merge(clashes);
     }
+  }
+
+  // Tool name -> plugin id, for the tools the loaded plugins register.
+  std::map<std::string, std::string, std::less<>> tools_of_plugins() const {
+    std::map<std::string, std::string, std::less<>> out;
+    const auto d = host.describe();
+    if (const auto* owners = d.if_contains("tool_owners"); owners && owners->is_object())
+      for (const auto& [name, owner] : owners->get_object())
+        if (owner.is_string() && owner.get_string() != "host")
+          out.emplace(std::string(name), std::string(owner.get_string()));
+    return out;
+  }
+  static std::string clash_text(std::string_view tool, std::string_view plugin) {
+    return "the MCP server's tool \"" + std::string(tool) +
+           "\" has the same name as a tool of plugin \"" + std::string(plugin) +
+           "\"; toolgate serves neither: rename one, or disable the plugin";
+  }
+  std::optional<std::string> clash_for(std::string_view tool) {
+    std::lock_guard lock(tools_mutex);
+    auto it = clashing_tools.find(tool);
+    if (it == clashing_tools.end()) return std::nullopt;
+    return clash_text(tool, it->second);
   }
 
   // Lists every page of the server's tools itself (a call arrived for a tool
@@ -376,6 +413,12 @@ struct Gateway::Impl {
     json::object response;
     try {
       ensure_tool(*call);
+      if (auto clash = clash_for(call->tool)) {
+        finish_call(*call);
+        if (!call->client_cancelled)
+          send_client(make_error(call->client_id, rpc_error::invalid_params, *clash));
+        return;
+      }
       std::vector<ToolCall> batch;
       batch.push_back(
           ToolCall{{call->call_id, call->tool, opt.session_id, ""}, call->arguments, call->signal});
@@ -422,6 +465,17 @@ struct Gateway::Impl {
   }
 
   void on_client_notification(Message& m) {
+    // Only notifications pass: a request method sent without an id (a
+    // "tools/call" notification) would reach a server that dispatches on
+    // the method without passing the pipeline.  JSON-RPC gives a
+    // notification no answer, so it is dropped and logged.
+    if (m.method().rfind("notifications/", 0) != 0) {
+      spdlog::warn(
+          "dropping a message from the client: \"{}\" sent as a notification (no \"id\"); "
+          "only notifications/* may be sent without an id",
+          m.method());
+      return;
+    }
     if (m.method() == "notifications/cancelled") {
       const auto* rid = m.params().if_contains("requestId");
       if (!rid) return;

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "../host_impl.hpp"
-#include "shadow_copy.hpp"
+#include "../loading/shadow_copy.hpp"
 #include "watcher.hpp"
 
 #include <atomic>

@@ -134,7 +134,8 @@ int probe_main(const std::vector<std::string>& args) {
     mp.id = args[1];
     mp.json_path = "";
     if (!text.empty()) mp.config = boost::json::parse(text).as_object();
-    auto loaded = load_plugin(mp, "(probe)", LoaderOptions{true});
+    // The parent hands us its private copy: load it as it is.
+    auto loaded = load_plugin(mp, "(probe)", LoaderOptions{true}, mp.path);
     loaded.reset();  // shutdown runs too: a crash there is caught as well
     probe_say_ok();
     return 0;

@@ -1,0 +1,281 @@
+#include "strict_json.hpp"
+
+#include <boost/json/basic_parser_impl.hpp>
+#include <boost/json/value_stack.hpp>
+
+#include <algorithm>
+#include <vector>
+
+namespace toolgate::detail {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string pointer_token(std::string_view key) {
+  std::string out;
+  for (char ch : key) {
+    if (ch == '~')
+      out += "~0";
+    else if (ch == '/')
+      out += "~1";
+    else
+      out += ch;
+  }
+  return out;
+}
+
+// Builds the value exactly as Boost.JSON's own parser does (a value_stack),
+// and checks each object's keys when the object closes.  Small objects are
+// compared pairwise; large ones are sorted, so a hostile object with many
+// keys costs n log n, not n squared.
+class Handler {
+ public:
+  static constexpr std::size_t max_object_size = json::object::max_size();
+  static constexpr std::size_t max_array_size = json::array::max_size();
+  static constexpr std::size_t max_key_size = json::string::max_size();
+  static constexpr std::size_t max_string_size = json::string::max_size();
+
+  Handler(unsigned char* temp, std::size_t temp_size) : st(json::storage_ptr(), temp, temp_size) {}
+
+  json::value_stack st;
+
+  // Set after a duplicate is found: which object (its ordinal in document
+  // order), which key, and the object's JSON Pointer.
+  bool duplicate = false;
+  std::string duplicate_key, duplicate_pointer;
+  std::size_t duplicate_object = 0;
+
+  // The second pass (locating both copies) sets these: the byte being fed,
+  // and the offsets where `duplicate_key` closes in object `duplicate_object`.
+  bool locating = false;
+  std::size_t offset = 0;
+  std::vector<std::size_t> found;
+
+  bool on_document_begin(json::error_code&) { return true; }
+  bool on_document_end(json::error_code&) { return true; }
+
+  bool on_object_begin(json::error_code&) {
+    note_value();
+    frames_.push_back({true, keys_.size(), objects_seen_++, 0});
+    return true;
+  }
+  bool on_object_end(std::size_t n, json::error_code& ec) {
+    if (!locating && has_duplicate(frames_.back().first_key)) {
+      duplicate = true;
+      duplicate_object = frames_.back().ordinal;
+      duplicate_pointer = pointer_of_top();
+      ec = json::error::syntax;  // stops the parser; `duplicate` says why
+      return false;
+    }
+    keys_.resize(frames_.back().first_key);
+    frames_.pop_back();
+    st.push_object(n);
+    return true;
+  }
+  bool on_array_begin(json::error_code&) {
+    note_value();
+    frames_.push_back({false, 0, 0, 0});
+    return true;
+  }
+  bool on_array_end(std::size_t n, json::error_code&) {
+    frames_.pop_back();
+    st.push_array(n);
+    return true;
+  }
+  bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
+    key_.append(s.data(), s.size());
+    st.push_chars(s);
+    return true;
+  }
+  bool on_key(json::string_view s, std::size_t, json::error_code&) {
+    key_.append(s.data(), s.size());
+    if (locating && frames_.back().ordinal == duplicate_object && key_ == duplicate_key)
+      found.push_back(offset);
+    keys_.push_back(std::move(key_));
+    key_.clear();
+    ++frames_.back().count;
+    st.push_key(s);
+    return true;
+  }
+  bool on_string_part(json::string_view s, std::size_t, json::error_code&) {
+    st.push_chars(s);
+    return true;
+  }
+  bool on_string(json::string_view s, std::size_t, json::error_code&) {
+    note_value();
+    st.push_string(s);
+    return true;
+  }
+  bool on_number_part(json::string_view, json::error_code&) { return true; }
+  bool on_int64(std::int64_t i, json::string_view, json::error_code&) {
+    note_value();
+    st.push_int64(i);
+    return true;
+  }
+  bool on_uint64(std::uint64_t u, json::string_view, json::error_code&) {
+    note_value();
+    st.push_uint64(u);
+    return true;
+  }
+  bool on_double(double d, json::string_view, json::error_code&) {
+    note_value();
+    st.push_double(d);
+    return true;
+  }
+  bool on_bool(bool b, json::error_code&) {
+    note_value();
+    st.push_bool(b);
+    return true;
+  }
+  bool on_null(json::error_code&) {
+    note_value();
+    st.push_null();
+    return true;
+  }
+  bool on_comment_part(json::string_view, json::error_code&) { return true; }
+  bool on_comment(json::string_view, json::error_code&) { return true; }
+
+ private:
+  struct Frame {
+    bool object;
+    std::size_t first_key;  // objects: where this object's keys start in keys_
+    std::size_t ordinal;    // objects: the how-manieth object of the document
+    std::size_t count;      // keys read (object) or values read (array)
+  };
+
+  // An array counts its elements so that a pointer can name the index.
+  void note_value() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().count;
+  }
+
+  bool has_duplicate(std::size_t first) {
+    const std::size_t n = keys_.size() - first;
+    if (n < 2) return false;
+    if (n <= 16) {
+      for (std::size_t i = first; i < keys_.size(); ++i)
+        for (std::size_t j = i + 1; j < keys_.size(); ++j)
+          if (keys_[i] == keys_[j]) {
+            duplicate_key = keys_[i];
+            return true;
+          }
+      return false;
+    }
+    sorted_.assign(keys_.begin() + static_cast<std::ptrdiff_t>(first), keys_.end());
+    std::sort(sorted_.begin(), sorted_.end());
+    auto it = std::adjacent_find(sorted_.begin(), sorted_.end());
+    if (it == sorted_.end()) return false;
+    duplicate_key = std::string(*it);
+    return true;
+  }
+
+  // The JSON Pointer of the innermost open value (the object being closed).
+  std::string pointer_of_top() const {
+    std::string out;
+    for (std::size_t i = 0; i + 1 < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      if (f.object)
+        out += "/" + pointer_token(keys_[f.first_key + f.count - 1]);
+      else
+        out += "/" + std::to_string(f.count - 1);
+    }
+    return out;
+  }
+
+  std::vector<std::string> keys_;  // the keys of every open object, outermost first
+  std::vector<Frame> frames_;
+  std::vector<std::string_view> sorted_;
+  std::string key_;
+  std::size_t objects_seen_ = 0;
+};
+
+json::parse_options parser_options(const StrictJsonOptions& o) {
+  json::parse_options opt;
+  opt.max_depth = o.max_depth;
+  opt.allow_comments = o.allow_comments;
+  opt.allow_trailing_commas = o.allow_trailing_commas;
+  return opt;
+}
+
+void set_position(std::string_view text, std::size_t offset, std::size_t* line,
+                  std::size_t* column) {
+  offset = std::min(offset, text.size());
+  *line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + offset, '\n'));
+  std::size_t nl = offset ? text.rfind('\n', offset - 1) : std::string_view::npos;
+  *column = offset - (nl == std::string_view::npos ? 0 : nl + 1) + 1;
+}
+
+// A key's closing quote at `close`: where its opening quote is (a quote
+// after an odd number of backslashes is part of the key).
+std::size_t key_start(std::string_view text, std::size_t close) {
+  for (std::size_t i = close; i-- > 0;) {
+    if (text[i] != '"') continue;
+    std::size_t slashes = 0;
+    while (i > slashes && text[i - 1 - slashes] == '\\') ++slashes;
+    if (slashes % 2 == 0) return i;
+  }
+  return 0;
+}
+
+// The second pass, only after a duplicate was found: feeds the text one
+// byte at a time so that each key event has an offset, and keeps where the
+// duplicated key closes in the object that holds it twice.
+std::vector<std::size_t> locate_copies(std::string_view text, const StrictJsonOptions& options,
+                                       const Handler& first_pass) {
+  unsigned char temp[256];
+  json::basic_parser<Handler> p(parser_options(options), temp, sizeof temp);
+  Handler& h = p.handler();
+  h.locating = true;
+  h.duplicate_key = first_pass.duplicate_key;
+  h.duplicate_object = first_pass.duplicate_object;
+  json::error_code ec;
+  for (std::size_t i = 0; i < text.size() && h.found.size() < 2 && !ec; ++i) {
+    h.offset = i;
+    p.write_some(true, text.data() + i, 1, ec);
+  }
+  return h.found;
+}
+
+}  // namespace
+
+std::optional<json::value> parse_strict(std::string_view text, const StrictJsonOptions& options,
+                                        StrictJsonError* error) {
+  unsigned char temp[BOOST_JSON_STACK_BUFFER_SIZE];
+  json::basic_parser<Handler> p(parser_options(options), temp, sizeof temp);
+  json::error_code ec;
+  std::size_t used = p.write_some(false, text.data(), text.size(), ec);
+  if (!ec && used < text.size()) ec = json::error::extra_data;
+  if (!ec) return p.handler().st.release();
+  if (!error) return std::nullopt;
+
+  StrictJsonError e;
+  const Handler& h = p.handler();
+  if (h.duplicate) {
+    e.duplicate_key = true;
+    e.key = h.duplicate_key;
+    e.pointer = h.duplicate_pointer;
+    auto copies = locate_copies(text, options, h);
+    if (copies.size() == 2) {
+      set_position(text, key_start(text, copies[0]), &e.first_line, &e.first_column);
+      e.offset = key_start(text, copies[1]);
+    } else {
+      e.offset = used;
+    }
+    set_position(text, e.offset, &e.line, &e.column);
+    e.message = "duplicate key \"" + e.key + "\" in the object at " +
+                (e.pointer.empty() ? std::string("the top level") : e.pointer);
+    if (e.first_line)
+      e.message += " (line " + std::to_string(e.first_line) + ", column " +
+                   std::to_string(e.first_column) + ", and again at line " +
+                   std::to_string(e.line) + ", column " + std::to_string(e.column) + ")";
+  } else {
+    e.offset = used;
+    set_position(text, e.offset, &e.line, &e.column);
+    e.message = "at line " + std::to_string(e.line) + ", column " + std::to_string(e.column) +
+                ": " + ec.message();
+  }
+  *error = std::move(e);
+  return std::nullopt;
+}
+
+}  // namespace toolgate::detail

@@ -1,0 +1,116 @@
+// parse_strict (host/src/strict_json.*): a duplicate key anywhere is refused
+// with both positions (Boost.JSON alone keeps the last copy silently, which
+// let a second "layer" unlock a locked layer); everything else parses as
+// Boost.JSON parses it.
+#include "../../host/src/strict_json.hpp"
+#include "test_support.hpp"
+
+using namespace tgtest;
+using toolgate::detail::parse_strict;
+using toolgate::detail::StrictJsonError;
+using toolgate::detail::StrictJsonOptions;
+
+namespace {
+StrictJsonError refused(std::string_view text, StrictJsonOptions o = {}) {
+  StrictJsonError e;
+  EXPECT_FALSE(parse_strict(text, o, &e).has_value()) << text;
+  return e;
+}
+}  // namespace
+
+TEST(StrictJson, ParsesWhatBoostParses) {
+  const std::string texts[] = {
+      R"({"a":1,"b":[1,2,{"a":1,"b":2}],"c":{"a":{"a":null}},"d":"x\u0000y","e":-0.5})", "[]", "{}",
+      "\"s\"", "1e300", "18446744073709551615", "true",
+      // Equal keys in different objects are no duplicate.
+      R"([{"k":1},{"k":2}])"};
+  for (const auto& t : texts) {
+    StrictJsonError e;
+    auto v = parse_strict(t, {}, &e);
+    ASSERT_TRUE(v) << t << ": " << e.message;
+    EXPECT_EQ(*v, json::parse(t)) << t;
+  }
+}
+
+TEST(StrictJson, RefusesADuplicateAtTheTopWithBothPositions) {
+  auto e = refused("{\"layer\":1,\n \"layer\":2}");
+  EXPECT_TRUE(e.duplicate_key);
+  EXPECT_EQ(e.key, "layer");
+  EXPECT_EQ(e.pointer, "");
+  EXPECT_EQ(e.first_line, 1u);
+  EXPECT_EQ(e.first_column, 2u);
+  EXPECT_EQ(e.line, 2u);
+  EXPECT_EQ(e.column, 2u);
+  EXPECT_EQ(e.message,
+            "duplicate key \"layer\" in the object at the top level (line 1, column 2, and again "
+            "at line 2, column 2)");
+}
+
+TEST(StrictJson, NamesTheObjectHoldingTheDuplicate) {
+  auto e = refused(R"({"plugins":[{"id":"a"},{"hooks":{"g":{},"g":{}}}]})");
+  EXPECT_EQ(e.pointer, "/plugins/1/hooks");
+  EXPECT_EQ(e.key, "g");
+  EXPECT_EQ(e.first_column, 34u);
+  EXPECT_EQ(e.column, 41u);
+  // Pointer tokens are escaped (RFC 6901).
+  EXPECT_EQ(refused(R"({"a/b~":{"x":1,"x":1}})").pointer, "/a~1b~0");
+}
+
+TEST(StrictJson, ComparesKeysAfterUnescaping) {
+  auto e = refused(R"({"a":1,"\u0061":2})");
+  EXPECT_TRUE(e.duplicate_key);
+  EXPECT_EQ(e.key, "a");
+  EXPECT_EQ(e.column, 8u);  // the escaped copy's opening quote
+}
+
+TEST(StrictJson, FindsADuplicateAmongManyKeys) {
+  // Over the pairwise threshold: the sorted check.  Also cheap for a
+  // hostile object with many distinct keys.
+  std::string text = "{";
+  for (int i = 0; i < 5000; ++i)
+    text += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+  text += "\"k4321\":0}";
+  auto e = refused(text);
+  EXPECT_EQ(e.key, "k4321");
+  EXPECT_NE(e.first_line, 0u);
+  text.replace(text.rfind("k4321"), 5, "k5000");
+  StrictJsonError none;
+  EXPECT_TRUE(parse_strict(text, {}, &none)) << none.message;
+}
+
+TEST(StrictJson, SyntaxErrorsSayWhere) {
+  auto e = refused("{\n  \"a\": }");
+  EXPECT_FALSE(e.duplicate_key);
+  EXPECT_EQ(e.line, 2u);
+  EXPECT_EQ(e.message, "at line 2, column 8: syntax error");
+  EXPECT_FALSE(refused("{} x").duplicate_key);
+  EXPECT_FALSE(refused("// c\n{}").duplicate_key);  // comments only when asked
+  StrictJsonOptions manifest;
+  manifest.allow_comments = manifest.allow_trailing_commas = true;
+  StrictJsonError none;
+  EXPECT_TRUE(parse_strict("// c\n{\"a\":[1,],}", manifest, &none)) << none.message;
+  EXPECT_TRUE(refused("{\"a\":1,/*x*/\"a\":2}", manifest).duplicate_key);
+}
+
+TEST(StrictJson, KeepsTheDepthLimit) {
+  StrictJsonOptions o;
+  o.max_depth = 4;
+  EXPECT_FALSE(refused("[[[[[1]]]]]", o).duplicate_key);
+  StrictJsonError none;
+  EXPECT_TRUE(parse_strict("[[[[1]]]]", o, &none));
+}
+
+// Where two readers could disagree: a guard reads one copy, the tool (or
+// the server behind the gateway, which parses the text again) the other.
+TEST(StrictJson, ACallWithADuplicateArgumentRunsNothing) {
+  Fixture f;
+  auto r =
+      f.host.call_json(R"({"tool":"echo","arguments":{"path":"/tmp/ok","path":"/etc/shadow"}})");
+  EXPECT_EQ(code_of(r), "invalid_arguments");
+  EXPECT_NE(r.error->message.find("duplicate key \"path\" in the object at /arguments"),
+            std::string::npos)
+      << r.error->message;
+  r = f.host.call_json(R"({"tool":"echo","tool":"other","arguments":{}})");
+  EXPECT_EQ(code_of(r), "invalid_arguments");
+  EXPECT_EQ(*f.body_runs, 0);
+}
