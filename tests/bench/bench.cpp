@@ -1,4 +1,4 @@
-// bench.cpp -- what the pipeline costs (issue 7, SPEC §6).  Every
+// bench.cpp -- what the pipeline costs (issue 7, docs/design.md §11).  Every
 // comparison is measured side by side in the same run; report.py turns the
 // JSON into the README's table of medians and ratios.
 //

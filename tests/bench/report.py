@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """report.py BENCH.json -- the README's performance table: medians (CPU time
-per call) and the ratios the spec asks for, all from the same run."""
+per call) and the ratios the targets in docs/design.md §11 are stated in, all
+from the same run."""
 import json
 import sys
 

@@ -1,4 +1,4 @@
-// Approval (SPEC §2.3): one-shot, sees the final arguments, only
+// Approval (docs/design.md §2.3): one-shot, sees the final arguments, only
 // allowed-once lets the call on.
 #include "test_support.hpp"
 

@@ -1,4 +1,5 @@
-// Stage 2, guards (SPEC §2.4): monotonic, fail closed, deterministic report.
+// Stage 2, guards (docs/design.md §2.4): monotonic, fail closed, deterministic
+// report.
 #include "test_support.hpp"
 
 #include <chrono>
@@ -160,9 +161,9 @@ TEST(Guards, ReasonsAndMessagesWithInvalidUtf8StayDenialsWithValidText) {
   }
 }
 
-// SPEC §7: a guard timeout fails closed.  Whatever a guard answers after its
-// deadline does not count -- an abstain included -- and shadow mode does
-// not soften it; a guard within its deadline is unaffected.
+// docs/design.md §2.4, §10: a guard timeout fails closed.  Whatever a guard
+// answers after its deadline does not count -- an abstain included -- and
+// shadow mode does not soften it; a guard within its deadline is unaffected.
 TEST(Guards, AGuardOverItsDeadlineFailsTheCallClosed) {
   HostOptions o;
   o.guard_deadline = std::chrono::milliseconds(20);

@@ -96,8 +96,9 @@ TEST(PluginAbi, AGuardThatFailsInAnyWayNeverLetsTheCallThrough) {
   EXPECT_EQ(*f.body_runs, 0);
 }
 
-// Guards and wrappers get read-only views (SPEC §2.4): every mutating host
-// function is refused by stage even when a C plugin casts the const away.
+// Guards and wrappers get read-only views (docs/design.md §7.8): every
+// mutating host function is refused by stage even when a C plugin casts the
+// const away.
 TEST(PluginAbi, GuardsAndWrappersCannotMutateTheCall) {
   PluginFixture f;
   f.c_status({{"fail", "mutate"}});

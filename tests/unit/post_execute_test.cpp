@@ -1,5 +1,5 @@
-// Stage 6, post-execute (SPEC §2.7): accept / replace / block / context;
-// a denial stays a denial.
+// Stage 6, post-execute (docs/design.md §2.7): accept / replace / block /
+// context; a denial stays a denial.
 #include "test_support.hpp"
 
 using namespace tgtest;
@@ -125,8 +125,8 @@ TEST(PostExecute, AnUnknownVerdictIsAPluginError) {
   EXPECT_EQ(code_of(f.call("echo")), "plugin_error");
 }
 
-// Error codes are a closed set (SPEC §2.12), and an error a hook writes is
-// the hook's: it cannot claim a guard's or the tool's voice.
+// Error codes are a closed set (docs/design.md §4.2), and an error a hook
+// writes is the hook's: it cannot claim a guard's or the tool's voice.
 TEST(PostExecute, AReplacementErrorUsesAKnownCodeAndIsAttributedToTheHook) {
   auto error_result = [](std::string code) {
     return json::object{{"isError", true},

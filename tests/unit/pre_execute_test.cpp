@@ -1,4 +1,4 @@
-// Stage 1, pre-execute (SPEC §2.2), and the default path.
+// Stage 1, pre-execute (docs/design.md §2.2), and the default path.
 #include "test_support.hpp"
 
 using namespace tgtest;

@@ -1,6 +1,6 @@
-// Hot reload (issue 4, SPEC §5): swaps under load never let a call through
-// unguarded; every failure leaves the old generation serving; old images
-// drain and really leave the process; state is handed over.
+// Hot reload (issue 4, docs/design.md §9): swaps under load never let a call
+// through unguarded; every failure leaves the old generation serving; old
+// images drain and really leave the process; state is handed over.
 #include "test_support.hpp"
 
 #include "sample_tools.hpp"

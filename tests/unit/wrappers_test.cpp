@@ -1,5 +1,5 @@
-// Stage 3, execute wrappers (SPEC §2.5): the onion, next 0..n times, signal
-// swap, no fabricated results; and the tool body (§2.6).
+// Stage 3, execute wrappers (docs/design.md §2.5): the onion, next 0..n
+// times, signal swap, no fabricated results; and the tool body (§2.6).
 #include "test_support.hpp"
 
 #include "sample_tools.hpp"

@@ -1,4 +1,5 @@
-// call.hpp -- what a tool call is: an identity and its arguments (SPEC §2.1).
+// call.hpp -- what a tool call is: an identity and its arguments
+// (docs/design.md §1.2).
 #pragma once
 
 #include <toolgate/signal.hpp>

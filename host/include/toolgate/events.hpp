@@ -1,4 +1,4 @@
-// events.hpp -- the append-only session event log (SPEC §2.13).
+// events.hpp -- the append-only session event log (docs/design.md §5).
 //
 // Event types used by the host: tool/call, tool/result, hook/invoked,
 // hook/result, approval/requested, approval/resolved, plugin/loaded,

@@ -3,7 +3,7 @@
 // Embedders register these directly on a Host; plugins' C callbacks are
 // adapted into exactly the same types (host/src/abi/), so both paths run the
 // same engine code.  Every callback may throw: the engine catches at the
-// stage boundary and fails closed (SPEC §2).
+// stage boundary and fails closed (docs/design.md §2, §10).
 #pragma once
 
 #include <toolgate/call.hpp>

@@ -83,11 +83,11 @@ struct ReloadReport {
   std::chrono::microseconds took{0};
 };
 
-// Hot reload (SPEC §5): the manifest stack is watched and reloaded whole;
-// unchanged plugins (same content and config) are kept, changed ones are
-// loaded from a fresh private copy -- first in a probe process if
-// probe_command is set -- and swapped in atomically with the rest of their
-// generation.  Any failure leaves the old generation serving.
+// Hot reload (docs/design.md §9): the manifest stack is watched and reloaded
+// whole; unchanged plugins (same content and config) are kept, changed ones are
+// loaded from a fresh private copy -- first in a probe process if probe_command
+// is set -- and swapped in atomically with the rest of their generation.  Any
+// failure leaves the old generation serving.
 struct ReloadOptions {
   std::vector<std::filesystem::path> manifests;  // the stack (files or folders)
   LoadOptions load;

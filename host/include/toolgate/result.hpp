@@ -1,4 +1,5 @@
-// result.hpp -- the one model-facing outcome of a tool call (SPEC §2.12).
+// result.hpp -- the one model-facing outcome of a tool call
+// (docs/design.md §4).
 #pragma once
 
 #include <boost/json/value.hpp>

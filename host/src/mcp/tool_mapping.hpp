@@ -41,7 +41,7 @@ ToolOutput output_from_rpc_error(const boost::json::value& error, std::string_vi
 // source[, denials]}.
 boost::json::object call_result_from(const ToolResult& r);
 
-// Additional contexts queued by post-execute hooks (SPEC §2.10) for one
+// Additional contexts queued by post-execute hooks (docs/design.md §6) for one
 // tools/call.  MCP has no slot for a user message after a batch, and each
 // tools/call is a batch of one, so they travel in the call's own result:
 // appended as text blocks after its content (the model reads them) and

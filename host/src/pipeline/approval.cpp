@@ -1,5 +1,5 @@
-// Approval (SPEC §2.3): asked once per `ask`; anything but allowed-once
-// denies; no approver means unavailable, which denies.
+// Approval (docs/design.md §2.3): asked once per `ask`; anything but
+// allowed-once denies; no approver means unavailable, which denies.
 #include "stages.hpp"
 
 namespace toolgate::detail {

@@ -20,7 +20,7 @@
 
 namespace toolgate::detail {
 
-// Where a call is on SPEC §2.6's paths.
+// Where a call is on the paths of docs/design.md §3.
 enum class CallPath {
   running,   // so far allowed
   denied,    // pre-execute, approval or a guard denied: body skipped

@@ -1,6 +1,7 @@
-// Stages 3-5: the execute-wrapper onion, the tool body, render (SPEC §2.5,
-// §2.6).  Wrappers get opaque results from `next` and can return only one of
-// those: a wrapper cannot fabricate a result or change the arguments.
+// Stages 3-5: the execute-wrapper onion, the tool body, render
+// (docs/design.md §2.5, §2.6).  Wrappers get opaque results from `next` and
+// can return only one of those: a wrapper cannot fabricate a result or change
+// the arguments.
 #include "stages.hpp"
 
 #include "../stable_arena.hpp"

@@ -1,6 +1,6 @@
-// Stage 7: finalizeContent (SPEC §2.9).  The tool author's last invariant:
-// it may change content only, and a failure fails closed -- the outcome
-// becomes an error whose content is the failure message, never the
+// Stage 7: finalizeContent (docs/design.md §2.9).  The tool author's last
+// invariant: it may change content only, and a failure fails closed -- the
+// outcome becomes an error whose content is the failure message, never the
 // unfinalized content.
 #include "../json_util.hpp"
 #include "stages.hpp"

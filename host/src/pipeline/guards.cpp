@@ -1,5 +1,5 @@
-// Stage 2: monotonic guards (SPEC §2.4).  Deny or abstain; any deny denies;
-// a failing guard ends the call as an error and never lets it through.
+// Stage 2: monotonic guards (docs/design.md §2.4).  Deny or abstain; any deny
+// denies; a failing guard ends the call as an error and never lets it through.
 #include "../json_util.hpp"
 #include "stages.hpp"
 

@@ -1,6 +1,7 @@
-// Normalization (SPEC §2.8): snapshot the candidate into an immutable,
-// lossless result.  Anything that cannot be snapshotted, and any failure
-// that escaped an earlier stage, becomes isError naming the stage and source.
+// Normalization (docs/design.md §2.8): snapshot the candidate into an
+// immutable, lossless result.  Anything that cannot be snapshotted, and any
+// failure that escaped an earlier stage, becomes isError naming the stage and
+// source.
 #include "../json_util.hpp"
 #include "stages.hpp"
 

@@ -1,5 +1,5 @@
-// Stage 8: result observers (SPEC §2.9).  They see the frozen outcome; their
-// failures are reported and change nothing.
+// Stage 8: result observers (docs/design.md §2.10).  They see the frozen
+// outcome; their failures are reported and change nothing.
 #include "stages.hpp"
 
 namespace toolgate {

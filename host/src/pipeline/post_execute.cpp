@@ -1,5 +1,6 @@
-// Stage 6: the post-execute waterfall (SPEC §2.7).  Runs for executed and
-// denied calls.  A denial stays a denial: hooks may only reword its content.
+// Stage 6: the post-execute waterfall (docs/design.md §2.7).  Runs for executed
+// and denied calls.  A denial stays a denial: hooks may only reword its
+// content.
 #include "stages.hpp"
 
 namespace toolgate::detail {

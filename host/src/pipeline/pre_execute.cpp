@@ -1,4 +1,4 @@
-// Stage 1: the pre-execute waterfall (SPEC §2.2).
+// Stage 1: the pre-execute waterfall (docs/design.md §2.2).
 #include "stages.hpp"
 
 namespace toolgate::detail {

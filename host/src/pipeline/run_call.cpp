@@ -1,5 +1,5 @@
-// One call, start to finish (SPEC §2.6): exactly one tool/result, whatever
-// happens on the way.
+// One call, start to finish (docs/design.md §3): exactly one tool/result,
+// whatever happens on the way.
 #include "stages.hpp"
 
 #include <atomic>

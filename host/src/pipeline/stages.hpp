@@ -1,6 +1,6 @@
-// stages.hpp -- the pipeline, one function per stage (SPEC §2).
+// stages.hpp -- the pipeline, one function per stage (docs/design.md §2).
 //
-// run_call() strings them together along SPEC §2.6's paths:
+// run_call() strings them together along the paths of docs/design.md §3:
 //   allowed: pre-execute -> guards -> wrappers/body/render -> post-execute
 //            -> normalize -> finalize -> observers
 //   denied:  ... -> post-execute -> normalize -> finalize -> observers

@@ -267,9 +267,9 @@ ReloadReport ReloadController::attempt(bool force) {
   } catch (const std::exception& e) {
     report.ok = false;
     report.error = e.what();
-    // Fail closed (SPEC §5): the first attempt failed and no manifest stack
-    // was ever loaded, so there are no guards to keep serving with -- deny
-    // every call until a reload succeeds, with or without
+    // Fail closed (docs/design.md §9): the first attempt failed and no
+    // manifest stack was ever loaded, so there are no guards to keep serving
+    // with -- deny every call until a reload succeeds, with or without
     // deny_until_loaded.  A stack loaded before (load_manifests) keeps
     // serving, as after any failed reload, and stays the reference for the
     // locked-layer checks.

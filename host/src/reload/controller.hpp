@@ -1,6 +1,6 @@
 // controller.hpp -- hot reload: one attempt at a time, on the control lock,
 // building a complete candidate generation off to the side and publishing
-// it only if every step succeeded (SPEC §5).
+// it only if every step succeeded (docs/design.md §9).
 #pragma once
 
 #include "../host_impl.hpp"
