@@ -116,5 +116,40 @@ status=$?
 if [ $status = 0 ] && tail -1 "$work/watch.out" | grep -q 'variant B denies B'; then echo "ok   watch ends cleanly, old generation still serving"; else
   echo "FAIL watch end (status $status)"; tail -3 "$work/watch.out"; fails=$((fails + 1)); fi
 
+# Hardening (issue 13): the call is built as a document, numeric options
+# are validated, a failed first load does not claim a generation serves,
+# and a plugin whose init never returns cannot make SIGTERM useless.
+expect "--args cannot rename the tool" 1 '"code":"invalid_arguments","message":"--args: invalid JSON at line 1, column [0-9]+' \
+  "$tg" call "$m/layers" --tool greet --args '{"name":"x"},"tool":"slow"'
+expect "--args with a duplicate key is refused" 1 'duplicate key \\"name\\" in the object at the top level' \
+  "$tg" call "$m/layers" --tool greet --args '{"name":"Ada","name":"root"}'
+expect "--every abc is a usage error" 2 '--every takes a whole number of ms from 1 to 3600000, not "abc"' \
+  "$tg" watch "$work/w/m.json" --every abc
+expect "--max-message-bytes -1 is a usage error" 2 '--max-message-bytes takes a whole number of bytes from 1024' \
+  "$tg" mcp "$m/1-baseline.json" --max-message-bytes -1 -- /bin/true
+mkdir -p "$work/f"
+printf '{"toolgate":1,"plugins":[{"id":"test.kit","path":"%s","config":{"fail_init":"no"}}]}' \
+  "$test_plugins/testkit.so" > "$work/f/m.json"
+timeout 10 "$tg" watch "$work/f/m.json" > "$work/fail.out" 2>&1 &
+fpid=$!
+for _ in $(seq 100); do grep -q 'every call is denied' "$work/fail.out" && break; sleep 0.05; done
+kill -TERM $fpid; wait $fpid
+if grep -q '^load failed, no manifest stack has loaded yet, so every call is denied: ' "$work/fail.out" &&
+   ! grep -q 'keeps serving' "$work/fail.out"; then echo "ok   watch: a failed first load says calls are denied"; else
+  echo "FAIL watch: failed first load message"; sed 's/^/    /' "$work/fail.out"; fails=$((fails + 1)); fi
+printf '{"toolgate":1,"plugins":[{"id":"test.kit","path":"%s","config":{"init":"loop"}}]}' \
+  "$test_plugins/testkit.so" > "$work/f/loop.json"
+timeout 30 "$tg" watch "$work/f/loop.json" --no-probe > "$work/loop.out" 2>&1 &
+lpid=$!
+sleep 1
+start=$(date +%s)
+kill -TERM $lpid
+wait $lpid
+status=$?
+took=$(( $(date +%s) - start ))
+if [ $status = 143 ] && [ $took -le 8 ] && grep -q "a plugin's init or shutdown has not returned in 5 s" "$work/loop.out"; then
+  echo "ok   watch: SIGTERM ends it while an init loops (${took} s)"; else
+  echo "FAIL watch: SIGTERM with a looping init (status $status after ${took} s)"; sed 's/^/    /' "$work/loop.out"; fails=$((fails + 1)); fi
+
 echo "$fails failure(s)"
 [ "$fails" = 0 ]

@@ -4,7 +4,7 @@
 // policy, guard-paths and timeout plugins in the manifest.
 //
 // Environment: TOOLGATE (the toolgate binary), TOOLGATE_PLUGIN_DIR (the
-// built plugin library).  Run from a folder where `npm ci` has installed
+// built plugin library), TOOLGATE_TEST_PLUGIN_DIR (the built test plugins).  Run from a folder where `npm ci` has installed
 // package-lock.json (ctest's mcp.npm_ci fixture does that).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,6 +27,7 @@ assert.ok(PLUGINS && existsSync(path.join(PLUGINS, 'toolgate_guard-paths.so')),
   `TOOLGATE_PLUGIN_DIR must hold the built plugins (got ${PLUGINS})`);
 const fsServer = path.join(here, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const testServer = path.join(here, 'test-server.mjs');
+const rawServer = path.join(here, 'raw-server.mjs');  // dispatches on "method" alone
 
 const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-mcp-e2e-')));
 const root = path.join(tmp, 'root');        // the only folder reads and writes may touch
@@ -257,8 +258,8 @@ test('progress notifications, tool errors and server-initiated elicitation pass 
 
 // ---- raw protocol: what the SDK hides -------------------------------------------------
 
-function rawGateway(extraArgs = [], log = '') {
-  const child = spawn(TOOLGATE, ['mcp', manifest, ...extraArgs, '--', process.execPath, testServer],
+function rawGateway(extraArgs = [], log = '', { manifestFile = manifest, server = testServer } = {}) {
+  const child = spawn(TOOLGATE, ['mcp', manifestFile, ...extraArgs, '--', process.execPath, server],
     { env: { ...process.env, TG_TEST_LOG: log }, stdio: ['pipe', 'pipe', 'pipe'] });
   const messages = [];
   const waiters = [];
@@ -367,4 +368,84 @@ test('raw: the server crashing mid-call fails every pending call and the gateway
   const { code } = await g.exited;
   assert.equal(code, 1);
   assert.match(g.stderr(), /toolgate mcp: error: the MCP server exited with status 3/);
+});
+
+// ---- hardening: paths around the pipeline that used to be open ------------------------
+const TEST_PLUGINS = process.env.TOOLGATE_TEST_PLUGIN_DIR;  // tests/plugins/*, built
+function testManifest(name, plugins) {
+  const file = path.join(tmp, `${name}.json`);
+  writeFileSync(file, JSON.stringify({ toolgate: 1, plugins }));
+  return file;
+}
+const testkit = (config) => ({ id: 'test.kit', path: path.join(TEST_PLUGINS, 'testkit.so'), config });
+
+test('raw: a tools/call sent as a notification never reaches the server', async () => {
+  const log = newLog();
+  const g = rawGateway([], log, {
+    manifestFile: testManifest('deny-all', [testkit({ guard: 'deny' })]), server: rawServer });
+  g.send(init);
+  await g.next((m) => m.id === 1);
+  g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  // No id: the server above would execute it, unguarded.
+  g.send({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'run', arguments: { tag: 'smuggled' } } });
+  g.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run', arguments: { tag: 'asked' } } });
+  const denied = await g.next((m) => m.id === 2);
+  assert.equal(denied.result._meta['toolgate/error'].code, 'denied');
+  g.send({ jsonrpc: '2.0', id: 3, method: 'ping' });
+  await g.next((m) => m.id === 3);  // the server has read everything sent before
+  assert.equal(readLog(log), '', 'the server executed nothing');
+  assert.match(g.stderr(), /dropping a message from the client: "tools\/call" sent as a notification/);
+  g.child.stdin.end();
+  assert.deepEqual(await g.exited, { code: 0, signal: null });
+});
+
+test("raw: a plugin tool named like a server tool is refused, naming both, and neither runs", async () => {
+  const log = newLog();
+  const g = rawGateway([], log, {
+    manifestFile: testManifest('clash', [{ id: 'test.c-status', path: path.join(TEST_PLUGINS, 'c_status.so') }]),
+    server: rawServer });
+  g.send(init);
+  await g.next((m) => m.id === 1);
+  g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  g.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'c_tool', arguments: { tag: 'x' } } });
+  const clash = await g.next((m) => m.id === 2);
+  assert.ok(clash.error, JSON.stringify(clash));
+  assert.match(clash.error.message, /the MCP server's tool "c_tool" has the same name as a tool of plugin "test.c-status"/);
+  // The other server tools are served as before.
+  g.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run', arguments: { tag: 'ok' } } });
+  const ok = await g.next((m) => m.id === 3);
+  assert.equal(ok.result.isError, false, JSON.stringify(ok));
+  assert.equal(readLog(log), 'executed run ok\n');
+  g.child.stdin.end();
+  assert.deepEqual(await g.exited, { code: 0, signal: null });
+});
+
+test('raw: what a plugin prints to stdout never reaches the client', async () => {
+  const g = rawGateway([], '', { manifestFile: testManifest('noisy', [testkit({ print: 'PLUGIN NOISE' })]) });
+  g.send(init);  // every stdout line is parsed as JSON-RPC: noise would throw
+  await g.next((m) => m.id === 1);
+  g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  g.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { tag: 'quiet' } } });
+  const r = await g.next((m) => m.id === 2);
+  assert.equal(textOf(r.result), 'echo quiet');
+  g.child.stdin.end();
+  assert.deepEqual(await g.exited, { code: 0, signal: null });
+  assert.equal(g.stderr().match(/PLUGIN NOISE/g)?.length, 2, 'init and the guard printed, to stderr');
+});
+
+test('raw: a guard that never returns does not keep the gateway alive after the client leaves', async () => {
+  const log = newLog();
+  const g = rawGateway([], log, { manifestFile: testManifest('looping', [testkit({ guard: 'loop' })]), server: rawServer });
+  g.send(init);
+  await g.next((m) => m.id === 1);
+  g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  g.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run', arguments: { tag: 'stuck' } } });
+  await new Promise((r) => setTimeout(r, 300));
+  const closed = Date.now();
+  g.child.stdin.end();
+  const { code } = await g.exited;
+  assert.equal(code, 1);
+  assert.ok(Date.now() - closed < 12000, `exited ${Date.now() - closed} ms after stdin closed`);
+  assert.match(g.stderr(), /1 call\(s\) still running 5000 ms after they were cancelled at shutdown: tool "run"/);
+  assert.equal(readLog(log), '', 'the guarded call never reached the server');
 });

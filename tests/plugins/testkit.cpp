@@ -2,15 +2,20 @@
 // that the host turns each kind of failure into its fail-closed outcome.
 // Config (all optional):
 //   "pre":      keep | allow | ask | deny | rewrite | throw | bad-verdict | bad-json
-//   "guard":    abstain | deny | throw | bad-verdict
+//   "guard":    abstain | deny | throw | bad-verdict | loop (never returns)
 //   "wrapper":  pass | retry | skip | fabricate | throw
 //   "post":     accept | replace | block | context | throw | bad-verdict | bad-json
 //   "observer": ok | throw | forge
 // (Error *statuses* from plain C callbacks are exercised by c_status.c.)
-// plus "reject": "/some/pointer" to reject the config, "fail_init": "msg".
+// plus "reject": "/some/pointer" to reject the config, "fail_init": "msg",
+// "init": "loop" (init never returns), "print": "text" (init and the guard
+// write it to stdout, as a careless plugin would).
 #include <toolgate/plugin.hpp>
 
+#include <chrono>
+#include <cstdio>
 #include <string>
+#include <thread>
 
 namespace sdk = toolgate::sdk;
 namespace json = boost::json;
@@ -33,6 +38,13 @@ class Testkit {
     if (auto r = opt(c, "reject", ""); !r.empty())
       throw sdk::ConfigError(r, "testkit rejects this");
     if (auto f = opt(c, "fail_init", ""); !f.empty()) throw std::runtime_error(f);
+    if (opt(c, "init", "") == "loop")
+      for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const std::string print = opt(c, "print", "");
+    if (!print.empty()) {
+      std::printf("%s\n", print.c_str());
+      std::fflush(stdout);
+    }
 
     init.pre_execute("pre", [m = opt(c, "pre", "keep")](const sdk::Call& call) {
       if (m == "allow") return sdk::PreVerdict::allow();
@@ -51,7 +63,13 @@ class Testkit {
       }
       return sdk::PreVerdict::keep();
     });
-    init.guard("guard", [m = opt(c, "guard", "abstain")](const sdk::Call&) {
+    init.guard("guard", [m = opt(c, "guard", "abstain"), print](const sdk::Call&) {
+      if (!print.empty()) {
+        std::printf("%s\n", print.c_str());
+        std::fflush(stdout);
+      }
+      if (m == "loop")
+        for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(50));
       if (m == "deny") return sdk::GuardVerdict::deny("testkit guard denies");
       if (m == "throw") throw std::runtime_error("testkit guard threw");
       if (m == "bad-verdict") return sdk::GuardVerdict{7, {}};

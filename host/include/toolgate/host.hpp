@@ -80,6 +80,9 @@ struct ReloadReport {
   std::uint64_t generation = 0;       // the generation serving after it
   std::vector<std::string> reloaded;  // plugin ids loaded afresh
   std::string error;                  // why it failed (the old generation serves on)
+  // true when no manifest stack has ever loaded: there is no old
+  // generation to serve on, and every call is denied until a load succeeds.
+  bool calls_denied = false;
   std::chrono::microseconds took{0};
 };
 

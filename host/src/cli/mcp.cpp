@@ -2,10 +2,11 @@
 //              [--max-message-bytes N] -- CMD ARGS...`
 // The MCP gateway: starts CMD as the MCP server and relays MCP between the
 // client on our stdin/stdout and the server, running every tools/call
-// through the pipeline of the manifests.  stdout carries protocol only;
-// logs go to stderr.  Exit status: 0 when the client closed its input (the
-// server was shut down), 1 when the server exited or could not start or a
-// manifest did not load, 2 on a usage error.
+// through the pipeline of the manifests.  stdout carries protocol only,
+// written through a private descriptor (fd 1 itself is pointed at stderr,
+// so a plugin's printf cannot corrupt the stream); logs go to stderr.  Exit status: 0 when the
+// client closed its input (the server was shut down), 1 when the server exited or could not start
+// or a manifest did not load, 2 on a usage error.
 #include "options.hpp"
 
 #include "../mcp/child_process.hpp"
@@ -13,9 +14,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
 #include <unistd.h>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 
 namespace toolgate::cli {
@@ -42,6 +47,19 @@ int run_mcp(const Args& args) {
     go.max_message_bytes = static_cast<std::size_t>(
         number_option("--max-message-bytes", *n, 1024, std::uint64_t{1} << 40, "bytes"));
 
+  // The gateway owns the protocol descriptors: the client's stream moves to
+  // private descriptors, and fds 0 and 1 become /dev/null and stderr before
+  // any plugin loads, so nothing a plugin prints (or reads) can reach the
+  // protocol stream.
+  const int client_in = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+  const int client_out = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  const int null_in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (client_in < 0 || client_out < 0 || null_in < 0 || ::dup2(null_in, STDIN_FILENO) < 0 ||
+      ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+    throw std::runtime_error(std::string("cannot set up the protocol descriptors: ") +
+                             std::strerror(errno));
+  ::close(null_in);
+
   // The server's tools come from tools/list; the sample tools are not offered.
   auto host = std::make_unique<Host>();
   use_default_manifests_if_none(o);
@@ -66,9 +84,16 @@ int run_mcp(const Args& args) {
   int status;
   std::string reason;
   {
-    mcp::Gateway gateway(*host, STDIN_FILENO, STDOUT_FILENO, *server, go);
-    status = gateway.run();
-    reason = gateway.exit_reason();
+    auto gateway = std::make_unique<mcp::Gateway>(*host, client_in, client_out, *server, go);
+    status = gateway->run();
+    reason = gateway->exit_reason();
+    if (gateway->abandoned_calls()) {
+      // Threads are still inside a hook: end the process without running
+      // any destructor they could race with.
+      std::fprintf(stderr, "toolgate mcp: error: %s\n", reason.c_str());
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
   }
   if (status != 0) std::fprintf(stderr, "toolgate mcp: error: %s\n", reason.c_str());
   return status;

@@ -15,7 +15,11 @@
 #include <thread>
 
 #include <atomic>
+#include <chrono>
 #include <climits>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
 
 namespace toolgate::cli {
 
@@ -24,7 +28,10 @@ namespace json = boost::json;
 namespace {
 
 void print_report(const ReloadReport& r) {
-  if (!r.ok) {
+  if (!r.ok && r.calls_denied) {
+    std::printf("load failed, no manifest stack has loaded yet, so every call is denied: %s\n",
+                r.error.c_str());
+  } else if (!r.ok) {
     std::printf("reload failed, generation %llu keeps serving: %s\n",
                 static_cast<unsigned long long>(r.generation), r.error.c_str());
   } else if (r.changed) {
@@ -53,7 +60,8 @@ int run_watch(const Args& args) {
     if (!call_text) throw UsageError("--args: " + why);
   }
   use_default_manifests_if_none(o);
-  // Signals are taken by sigwait on this thread only.
+  // Signals are taken by sigwait on one thread, started before any plugin
+  // loads: a plugin whose init never returns must not make SIGTERM useless.
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGHUP);
@@ -65,12 +73,44 @@ int run_watch(const Args& args) {
   ho.deny_until_loaded = true;  // never serve a call without the stack's guards
   auto host = std::make_unique<Host>(ho);
   for (auto def : sample_tools()) host->register_tool(std::move(def));
+
+  std::mutex mutex;
+  std::condition_variable cv;
+  int stop_signal = 0;    // guarded by mutex
+  bool finished = false;  // guarded by mutex: the host is gone
+  std::atomic<bool> loaded{false};
+  std::thread signals([&] {
+    for (;;) {
+      int sig = 0;
+      sigwait(&set, &sig);
+      if (sig == SIGHUP) {
+        if (loaded) host->reload();  // prints through on_reload
+        continue;
+      }
+      std::unique_lock lock(mutex);
+      stop_signal = sig;
+      cv.notify_all();
+      // A clean stop takes milliseconds; an init or shutdown that never
+      // returns would take forever, and cannot be interrupted in process.
+      if (!cv.wait_for(lock, std::chrono::seconds(5), [&] { return finished; })) {
+        std::fprintf(stderr,
+                     "toolgate watch: stopping on %s, but a plugin's init or shutdown has not "
+                     "returned in 5 s; exiting without it\n",
+                     sig == SIGINT ? "SIGINT" : "SIGTERM");
+        std::fflush(stdout);
+        std::_Exit(128 + sig);
+      }
+      return;
+    }
+  });
+
   ReloadOptions ro;
   ro.manifests.assign(o.manifests.begin(), o.manifests.end());
   ro.load = o.load;
   if (!has_flag(rest, "--no-probe")) ro.probe_command = {self_exe(), "__probe"};
   ro.on_reload = print_report;
   auto first = host->enable_reload(ro);
+  loaded = true;
   if (!first.ok) std::printf("watching; calls are denied until the manifests load\n");
   std::fflush(stdout);
 
@@ -88,17 +128,19 @@ int run_watch(const Args& args) {
       }
     });
   }
-  for (;;) {
-    int sig = 0;
-    sigwait(&set, &sig);
-    if (sig == SIGHUP) {
-      host->reload();  // prints through on_reload
-      continue;
-    }
-    break;
+  {
+    std::unique_lock lock(mutex);
+    cv.wait(lock, [&] { return stop_signal != 0; });
   }
   stop = true;
   if (caller.joinable()) caller.join();
+  host.reset();
+  {
+    std::lock_guard lock(mutex);
+    finished = true;
+  }
+  cv.notify_all();
+  signals.join();
   return 0;
 }
 

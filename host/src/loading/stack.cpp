@@ -205,12 +205,17 @@ class Resolver {
     }
   }
 
-  // Every before/after names something real, and no unlocked hook orders
-  // itself against a locked one.
+  // Every before/after names something real other than the hook itself,
+  // and no unlocked hook orders itself against a locked one.
   void check_constraints() {
     for (const auto& c : cands_) {
       for (const auto* list : {&c.before, &c.after})
         for (const auto& ref : *list) {
+          if (ref == c.id || ref == c.plugin)
+            fail(c.file, "",
+                 "hook " + c.id + " is ordered against \"" + ref +
+                     "\", which is itself (or its own plugin)",
+                 "remove \"" + ref + "\" from its before/after");
           bool found = false;
           for (const auto& o : cands_) {
             if (o.id != ref && o.plugin != ref) continue;

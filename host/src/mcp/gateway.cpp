@@ -109,6 +109,7 @@ struct Gateway::Impl {
   mutable std::mutex state_mutex;
   std::string protocol_version;  // as the server answered initialize
   std::string server_exit;       // why the server is gone
+  std::string abandoned;         // calls given up on at shutdown (drain_workers)
 
   std::mutex calls_mutex;
   std::condition_variable calls_cv;
@@ -724,6 +725,40 @@ struct Gateway::Impl {
     server_reader.wake();  // a grandchild may still hold its output open
   }
 
+  // Joins the workers once every call has ended, or gives up on them after
+  // call_drain_grace (a hook looping forever); false when it gave up.
+  bool drain_workers() {
+    if (wait_calls_drained(opt.call_drain_grace)) {
+      pool.shutdown();
+      return true;
+    }
+    std::string list;
+    std::size_t n = 0;
+    {
+      std::lock_guard lock(calls_mutex);
+      for (const auto& [key, c] : calls_by_client_id) {
+        if (++n <= 8)
+          list += std::string(list.empty() ? "" : ", ") + "tool \"" + c->tool + "\" (call " +
+                  c->call_id + ")";
+      }
+    }
+    {
+      std::lock_guard lock(state_mutex);
+      abandoned = std::to_string(n) + " call(s) still running " +
+                  std::to_string(opt.call_drain_grace.count()) +
+                  " ms after they were cancelled at shutdown: " + list +
+                  "; a hook or tool body that never returns cannot be interrupted in process, so "
+                  "the gateway stops without it (fix the hook: check its signal, bound its work)";
+    }
+    spdlog::error("{}", abandoned_text());
+    pool.abandon();
+    return false;
+  }
+  std::string abandoned_text() const {
+    std::lock_guard lock(state_mutex);
+    return abandoned;
+  }
+
   int run() {
     host.set_approver([this](const ApprovalRequest& r) { return approve(r); });
     server_thread = std::thread([this] { server_loop(); });
@@ -733,7 +768,7 @@ struct Gateway::Impl {
       // Calls waiting on the server have failed; let them answer the client.
       wait_calls_drained(std::chrono::milliseconds(2000));
       cancel_all_calls();
-      pool.shutdown();
+      drain_workers();
       status = 1;
     } else {
       // The client closed its input (or its output broke): nothing more can
@@ -747,8 +782,9 @@ struct Gateway::Impl {
           send_server(make_error(p.peer_id, rpc_error::internal_error, "the MCP client has gone"));
       }
       cancel_all_calls();
-      pool.shutdown();
+      const bool drained = drain_workers();
       stop_server();
+      if (!drained) status = 1;
     }
     server_thread.join();
     return status;
@@ -770,8 +806,12 @@ Gateway::~Gateway() {
 int Gateway::run() { return impl_->run(); }
 
 std::string Gateway::exit_reason() const {
-  if (impl_->server_gone) return impl_->server_exit_text();
-  return {};
+  std::string why = impl_->server_gone ? impl_->server_exit_text() : "";
+  if (auto stuck = impl_->abandoned_text(); !stuck.empty())
+    why += (why.empty() ? "" : "; ") + stuck;
+  return why;
 }
+
+bool Gateway::abandoned_calls() const { return !impl_->abandoned_text().empty(); }
 
 }  // namespace toolgate::mcp

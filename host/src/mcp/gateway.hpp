@@ -27,6 +27,11 @@ struct GatewayOptions {
   // after its stdin is closed, then after SIGTERM, before SIGKILL.
   std::chrono::milliseconds shutdown_grace{2000};
   std::chrono::milliseconds terminate_grace{2000};
+  // When the gateway shuts down: how long calls still running get to end
+  // after they are cancelled.  A hook that never returns cannot be
+  // interrupted in process, so past this the gateway gives up on them (see
+  // run()) instead of waiting forever.
+  std::chrono::milliseconds call_drain_grace{5000};
   // How often a waiting call re-checks its signal (a client's cancellation
   // wakes it at once; this bounds the latency of other signals).
   std::chrono::milliseconds signal_check{5};
@@ -49,8 +54,15 @@ class Gateway {
   // (stdin closed, SIGTERM, SIGKILL) and returns 0 -- or until the server
   // exits, which fails every pending call and returns 1; exit_reason() says
   // why.
+  //
+  // If calls are still running call_drain_grace after shutdown began, their
+  // threads are abandoned: run() returns 1, exit_reason() names each stuck
+  // call, and abandoned_calls() is true -- the process must then end (e.g.
+  // std::_Exit) without destroying the gateway or the host, whose code the
+  // stuck threads are still in.
   int run();
   std::string exit_reason() const;
+  bool abandoned_calls() const;
 
   struct Impl;
 

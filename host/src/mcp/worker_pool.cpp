@@ -37,4 +37,15 @@ void WorkerPool::shutdown() {
   for (auto& t : threads) t.join();
 }
 
+void WorkerPool::abandon() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    threads.swap(threads_);
+  }
+  cv_.notify_all();
+  for (auto& t : threads) t.detach();
+}
+
 }  // namespace toolgate::mcp

@@ -25,6 +25,10 @@ class WorkerPool {
   void submit(std::function<void()> task);
   // Runs every queued task, then joins the threads.
   void shutdown();
+  // Detaches the threads instead of joining them: for a process about to
+  // end while a task is stuck in code that never returns (a looping hook).
+  // Nothing the tasks use may be destroyed afterwards.
+  void abandon();
 
  private:
   void loop();

@@ -216,7 +216,7 @@ ReloadReport ReloadController::attempt(bool force) {
             throw LoadError(
                 f.string(), p.json_path,
                 "plugin \"" + p.id + "\" (" + p.path.string() + "): rejected by the probe: " + why,
-                "fix the plugin; the previous version keeps serving");
+                "fix the plugin; this build does not run until the probe passes");
           }
         std::shared_ptr<LoadedPlugin> loaded;
         try {
@@ -280,6 +280,7 @@ ReloadReport ReloadController::attempt(bool force) {
       impl_.publish(gen);
     }
     report.generation = impl_.active.load()->number;
+    report.calls_denied = !impl_.stack_valid;
   }
   first_attempt_ = false;
   report.took =
@@ -291,7 +292,10 @@ ReloadReport ReloadController::attempt(bool force) {
                           report.generation);
   else
     impl_.emit_host_event("plugin/reload-failed", {{"error", report.error}}, report.generation);
-  if (!report.ok)
+  if (!report.ok && report.calls_denied)
+    spdlog::error("load failed, no manifest stack has loaded yet, so every call is denied: {}",
+                  report.error);
+  else if (!report.ok)
     spdlog::error("reload failed, generation {} keeps serving: {}", report.generation,
                   report.error);
   return report;

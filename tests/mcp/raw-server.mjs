@@ -1,0 +1,31 @@
+// A deliberately naive MCP server without the SDK: it dispatches on
+// "method" alone, so a tools/call sent without an id is executed like one
+// with an id (hand-written servers do this).  The gateway must make that
+// impossible.  Tools: "run" and "c_tool" (the name test plugin c_status also
+// registers).  With TG_TEST_LOG set, it appends "executed NAME TAG" per call.
+import { appendFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+const log = (line) => {
+  if (process.env.TG_TEST_LOG) appendFileSync(process.env.TG_TEST_LOG, line + '\n');
+};
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n');
+const tool = (name) => ({ name, description: `${name} (raw server)`, inputSchema: { type: 'object' } });
+
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const m = JSON.parse(line);
+  const answer = (result) => { if (m.id !== undefined) send({ id: m.id, result }); };
+  switch (m.method) {
+    case 'initialize':
+      return answer({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } });
+    case 'tools/list':
+      return answer({ tools: [tool('run'), tool('c_tool')] });
+    case 'tools/call':
+      log(`executed ${m.params?.name} ${m.params?.arguments?.tag}`);
+      return answer({ content: [{ type: 'text', text: `ran ${m.params?.arguments?.tag}` }] });
+    case 'ping':
+      return answer({});
+    default:
+      if (m.id !== undefined && m.method) send({ id: m.id, error: { code: -32601, message: 'no such method' } });
+  }
+});
