@@ -4,6 +4,7 @@
 // a new generation and publishes it atomically.
 #pragma once
 
+#include "hook_kinds.hpp"
 #include "tool_filter.hpp"
 
 #include <toolgate/hooks.hpp>
@@ -12,11 +13,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace toolgate::detail {
-
-enum class StageKind { pre_execute, guard, execute_wrapper, post_execute, result_observer };
 
 // Common to every hook: its identity ("owner/name"), where it applies, where
 // it came from (for `toolgate plan`) and what keeps its code alive (a loaded
@@ -25,30 +26,24 @@ struct HookInfo {
   std::string id;
   ToolFilter filter;
   int priority = 0;
-  std::size_t order = 0;  // position in the resolved stage order
-  std::string plugin;     // plugin id, or the embedder's owner name
-  std::string layer;      // manifest layer, or "host" for embedder hooks
-  bool locked = false;    // registered by a locked layer
+  std::string plugin;   // plugin id, or the embedder's owner name
+  std::string layer;    // manifest layer, or "host" for embedder hooks
+  bool locked = false;  // registered by a locked layer
+  bool shadow = false;  // guards in shadow mode: record, never deny
   std::vector<std::string> before, after;
   std::shared_ptr<const void> keep_alive;
 };
 
-struct PreExecuteHook : HookInfo {
-  PreExecuteFn fn;
+// A resolved hook of kind K: its common data and its callback.
+template <HookKind K>
+struct Hook : HookInfo {
+  FnOf<K> fn;
 };
-struct GuardHook : HookInfo {
-  GuardFn fn;
-  bool shadow = false;
-};
-struct ExecuteWrapperHook : HookInfo {
-  ExecuteWrapperFn fn;
-};
-struct PostExecuteHook : HookInfo {
-  PostExecuteFn fn;
-};
-struct ResultObserverHook : HookInfo {
-  ResultObserverFn fn;
-};
+using PreExecuteHook = Hook<HookKind::pre_execute>;
+using GuardHook = Hook<HookKind::guard>;
+using ExecuteWrapperHook = Hook<HookKind::execute_wrapper>;
+using PostExecuteHook = Hook<HookKind::post_execute>;
+using ResultObserverHook = Hook<HookKind::result_observer>;
 
 struct ToolEntry {
   ToolDefinition def;
@@ -68,11 +63,41 @@ struct Generation {
   std::vector<ExecuteWrapperHook> wrappers;  // first = outermost
   std::vector<PostExecuteHook> post_execute;
   std::vector<ResultObserverHook> observers;  // registration order
+
+  // A stage's table by kind, for code that treats every kind alike.
+  template <HookKind K>
+  std::vector<Hook<K>>& hooks() {
+    if constexpr (K == HookKind::pre_execute)
+      return pre_execute;
+    else if constexpr (K == HookKind::guard)
+      return guards;
+    else if constexpr (K == HookKind::execute_wrapper)
+      return wrappers;
+    else if constexpr (K == HookKind::post_execute)
+      return post_execute;
+    else
+      return observers;
+  }
+  template <HookKind K>
+  const std::vector<Hook<K>>& hooks() const {
+    return const_cast<Generation*>(this)->hooks<K>();
+  }
   std::map<std::string, std::shared_ptr<const ToolEntry>, std::less<>> tools;
   Approver approver;
   // Loaded plugins, kept alive while this generation is in use.
   std::vector<std::shared_ptr<const void>> plugins;
   std::vector<std::string> plugin_ids;
 };
+
+// Calls f(std::integral_constant<HookKind, K>{}) for every hook kind K, in
+// table order: code that treats all kinds alike, e.g.
+//   for_each_kind([&](auto k) { use(gen.hooks<k.value>(), info(k.value)); });
+template <class F>
+void for_each_kind(F&& f) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (f(std::integral_constant<HookKind, static_cast<HookKind>(I)>{}), ...);
+  }
+  (std::make_index_sequence<kHookKindCount>{});
+}
 
 }  // namespace toolgate::detail

@@ -73,54 +73,36 @@ void Host::set_tools(std::vector<ToolDefinition> tools, bool remove_others) {
 }
 
 namespace {
-detail::EmbedderHook embedder_hook(std::string owner, const HookOptions& o,
-                                   detail::StageKind kind) {
+// The embedder's hooks of every kind take this one path; `fn` goes into
+// its kind's alternative.
+template <detail::HookKind K, class Fn>
+void add_hook(Host::Impl& impl, std::string owner, const HookOptions& o, Fn fn) {
   if (owner.empty() || o.name.empty())
     throw std::invalid_argument("a hook needs an owner and a name");
+  if (!fn) throw std::invalid_argument("hook " + o.name + " has no callback");
   detail::EmbedderHook h;
   h.owner = std::move(owner);
-  h.reg.kind = kind;
-  h.reg.name = o.name;
-  h.reg.tools = o.tools;
-  h.reg.priority = o.priority;
+  h.reg = {o.name, o.tools, o.priority,
+           detail::HookFn(std::in_place_index<static_cast<std::size_t>(K)>, std::move(fn))};
   h.shadow = o.shadow;
-  return h;
-}
-template <class Fn>
-void need(const Fn& fn, const HookOptions& o) {
-  if (!fn) throw std::invalid_argument("hook " + o.name + " has no callback");
+  impl.reconfigure([&] { impl.embedder_hooks.push_back(std::move(h)); });
 }
 }  // namespace
 
 void Host::add_pre_execute(std::string owner, HookOptions o, PreExecuteFn fn) {
-  need(fn, o);
-  auto h = embedder_hook(std::move(owner), o, detail::StageKind::pre_execute);
-  h.reg.pre_execute = std::move(fn);
-  impl_->reconfigure([&] { impl_->embedder_hooks.push_back(std::move(h)); });
+  add_hook<detail::HookKind::pre_execute>(*impl_, std::move(owner), o, std::move(fn));
 }
 void Host::add_guard(std::string owner, HookOptions o, GuardFn fn) {
-  need(fn, o);
-  auto h = embedder_hook(std::move(owner), o, detail::StageKind::guard);
-  h.reg.guard = std::move(fn);
-  impl_->reconfigure([&] { impl_->embedder_hooks.push_back(std::move(h)); });
+  add_hook<detail::HookKind::guard>(*impl_, std::move(owner), o, std::move(fn));
 }
 void Host::add_execute_wrapper(std::string owner, HookOptions o, ExecuteWrapperFn fn) {
-  need(fn, o);
-  auto h = embedder_hook(std::move(owner), o, detail::StageKind::execute_wrapper);
-  h.reg.wrapper = std::move(fn);
-  impl_->reconfigure([&] { impl_->embedder_hooks.push_back(std::move(h)); });
+  add_hook<detail::HookKind::execute_wrapper>(*impl_, std::move(owner), o, std::move(fn));
 }
 void Host::add_post_execute(std::string owner, HookOptions o, PostExecuteFn fn) {
-  need(fn, o);
-  auto h = embedder_hook(std::move(owner), o, detail::StageKind::post_execute);
-  h.reg.post_execute = std::move(fn);
-  impl_->reconfigure([&] { impl_->embedder_hooks.push_back(std::move(h)); });
+  add_hook<detail::HookKind::post_execute>(*impl_, std::move(owner), o, std::move(fn));
 }
 void Host::add_result_observer(std::string owner, HookOptions o, ResultObserverFn fn) {
-  need(fn, o);
-  auto h = embedder_hook(std::move(owner), o, detail::StageKind::result_observer);
-  h.reg.observer = std::move(fn);
-  impl_->reconfigure([&] { impl_->embedder_hooks.push_back(std::move(h)); });
+  add_hook<detail::HookKind::result_observer>(*impl_, std::move(owner), o, std::move(fn));
 }
 void Host::set_approver(Approver approver) {
   impl_->reconfigure([&] { impl_->approver = std::move(approver); });
@@ -283,20 +265,17 @@ json::object Host::describe() const {
     owners[name] = t->owner;
   }
   for (const auto& id : g->plugin_ids) plugins.push_back(json::string(id));
-  return {{"generation", g->number},
-          {"plugins", plugins},
-          {"tools", tools},
-          {"tool_owners", std::move(owners)},
-          {"tools/pre-execute", ids(g->pre_execute)},
-          {"guard", ids(g->guards)},
-          {"tools/execute", ids(g->wrappers)},
-          {"tools/post-execute", ids(g->post_execute)},
-          {"tools/result", ids(g->observers)}};
+  json::object d{{"generation", g->number},
+                 {"plugins", plugins},
+                 {"tools", tools},
+                 {"tool_owners", std::move(owners)}};
+  detail::for_each_kind([&](auto k) { d[detail::info(k.value).stage] = ids(g->hooks<k.value>()); });
+  return d;
 }
 
 json::object Host::plan(std::string_view tool) const {
   auto g = impl_->active.load();
-  auto entries = [&](const auto& hooks, bool guards) {
+  auto entries = [&](const auto& hooks) {
     json::array a;
     for (const auto& h : hooks) {
       if (!tool.empty() && !h.filter.matches(tool)) continue;
@@ -311,17 +290,13 @@ json::object Host::plan(std::string_view tool) const {
       if (!after.empty()) e["after"] = after;
       if constexpr (std::is_same_v<std::decay_t<decltype(h)>, detail::GuardHook>)
         e["mode"] = h.shadow ? "shadow" : "enforce";
-      (void)guards;
       a.push_back(std::move(e));
     }
     return a;
   };
-  json::object o{{"generation", g->number},
-                 {"tools/pre-execute", entries(g->pre_execute, false)},
-                 {"guard", entries(g->guards, true)},
-                 {"tools/execute", entries(g->wrappers, false)},
-                 {"tools/post-execute", entries(g->post_execute, false)},
-                 {"tools/result", entries(g->observers, false)}};
+  json::object o{{"generation", g->number}};
+  detail::for_each_kind(
+      [&](auto k) { o[detail::info(k.value).stage] = entries(g->hooks<k.value>()); });
   if (!tool.empty()) o["tool"] = tool;
   return o;
 }

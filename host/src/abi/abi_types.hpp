@@ -4,6 +4,8 @@
 
 #include "plugin_instance.hpp"
 
+#include "../hook_kinds.hpp"
+
 #include <toolgate/toolgate.h>
 #include <toolgate/hooks.hpp>
 
@@ -19,7 +21,8 @@
 
 namespace toolgate::detail {
 
-// Which callback a tg_call was made for; host functions check it.
+// Which callback a tg_call was made for; host functions check it.  The
+// hook kinds come first, in HookKind order, then a tool's own callbacks.
 enum class AbiStage {
   pre_execute,
   guard,
@@ -30,6 +33,25 @@ enum class AbiStage {
   tool_render,
   tool_finalize,
 };
+static_assert(static_cast<std::size_t>(AbiStage::observer) + 1 == kHookKindCount &&
+                  static_cast<int>(AbiStage::wrapper) ==
+                      static_cast<int>(HookKind::execute_wrapper),
+              "AbiStage starts with the hook kinds, in HookKind order");
+constexpr AbiStage abi_stage(HookKind k) { return static_cast<AbiStage>(k); }
+
+// What a callback of this stage may change (abi_right::* bits): the hook
+// kinds' rights come from their table, the tool's from here.
+constexpr std::uint32_t abi_rights(AbiStage s) {
+  switch (s) {
+    case AbiStage::tool_execute:
+      return abi_right::set_value;
+    case AbiStage::tool_render:
+    case AbiStage::tool_finalize:
+      return abi_right::set_content;
+    default:
+      return info(static_cast<HookKind>(s)).abi_rights;
+  }
+}
 
 struct SignalArena;
 
@@ -99,12 +121,11 @@ struct tg_call {
 
 struct tg_init_ctx {
   struct Pending {
-    std::uint32_t kind;  // a TG_CAP_* bit
     std::string name;
     std::vector<std::string> tools;
     int priority;
     void* user_data;
-    void (*fn)(void);  // the callback, cast back by kind
+    toolgate::detail::CHookFn fn;  // its alternative is the hook's kind
   };
   toolgate::detail::PluginInstance* plugin;
   std::vector<Pending> hooks;

@@ -3,6 +3,7 @@
 #include "../hook_failure.hpp"
 
 #include <string>
+#include <utility>
 
 namespace toolgate::detail {
 namespace {
@@ -44,7 +45,8 @@ void check(const tg_call& c, tg_status st) {
 
 }  // namespace
 
-PreExecuteFn adapt_pre_execute(PluginPtr p, tg_pre_execute_fn fn, void* ud) {
+template <>
+PreExecuteFn adapt<HookKind::pre_execute>(PluginPtr p, tg_pre_execute_fn fn, void* ud) {
   return [p = std::move(p), fn, ud](const HookCall& view) {
     tg_call c(view, AbiStage::pre_execute, p.get());
     int32_t verdict = -1;
@@ -72,7 +74,8 @@ PreExecuteFn adapt_pre_execute(PluginPtr p, tg_pre_execute_fn fn, void* ud) {
   };
 }
 
-GuardFn adapt_guard(PluginPtr p, tg_guard_fn fn, void* ud) {
+template <>
+GuardFn adapt<HookKind::guard>(PluginPtr p, tg_guard_fn fn, void* ud) {
   return [p = std::move(p), fn, ud](const HookCall& view) -> std::optional<std::string> {
     tg_call c(view, AbiStage::guard, p.get());
     int32_t verdict = -1;
@@ -83,7 +86,8 @@ GuardFn adapt_guard(PluginPtr p, tg_guard_fn fn, void* ud) {
   };
 }
 
-ExecuteWrapperFn adapt_execute_wrapper(PluginPtr p, tg_execute_wrapper_fn fn, void* ud) {
+template <>
+ExecuteWrapperFn adapt<HookKind::execute_wrapper>(PluginPtr p, tg_execute_wrapper_fn fn, void* ud) {
   return [p = std::move(p), fn, ud](const HookCall& view, const std::shared_ptr<Signal>& signal,
                                     Next& next) -> const ExecResult& {
     tg_call c(view, AbiStage::wrapper, p.get());
@@ -99,7 +103,8 @@ ExecuteWrapperFn adapt_execute_wrapper(PluginPtr p, tg_execute_wrapper_fn fn, vo
   };
 }
 
-PostExecuteFn adapt_post_execute(PluginPtr p, tg_post_execute_fn fn, void* ud) {
+template <>
+PostExecuteFn adapt<HookKind::post_execute>(PluginPtr p, tg_post_execute_fn fn, void* ud) {
   return [p = std::move(p), fn, ud](const HookCall& view) {
     tg_call c(view, AbiStage::post_execute, p.get());
     int32_t verdict = -1;
@@ -126,7 +131,8 @@ PostExecuteFn adapt_post_execute(PluginPtr p, tg_post_execute_fn fn, void* ud) {
   };
 }
 
-ResultObserverFn adapt_result_observer(PluginPtr p, tg_result_observer_fn fn, void* ud) {
+template <>
+ResultObserverFn adapt<HookKind::result_observer>(PluginPtr p, tg_result_observer_fn fn, void* ud) {
   return [p = std::move(p), fn, ud](const Outcome& outcome) {
     HookCall view{outcome.identity, outcome.final_arguments, outcome.original_arguments,
                   stage::observer};
@@ -137,6 +143,19 @@ ResultObserverFn adapt_result_observer(PluginPtr p, tg_result_observer_fn fn, vo
     c.outcome = &outcome;
     check(c, p->invoke([&] { return fn(ud, &c); }));
   };
+}
+
+HookFn adapt_hook(PluginPtr p, const CHookFn& fn, void* ud) {
+  // The alternative the plugin registered, adapted into the same one.
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    HookFn out;
+    ((fn.index() == I
+          ? (void)out.emplace<I>(adapt<static_cast<HookKind>(I)>(p, std::get<I>(fn), ud))
+          : void()),
+     ...);
+    return out;
+  }
+  (std::make_index_sequence<kHookKindCount>{});
 }
 
 ToolDefinition adapt_tool(PluginPtr p, tg_init_ctx::PendingTool t) {

@@ -16,11 +16,11 @@ namespace toolgate::detail {
 
 using PluginPtr = std::shared_ptr<PluginInstance>;
 
-PreExecuteFn adapt_pre_execute(PluginPtr p, tg_pre_execute_fn fn, void* user_data);
-GuardFn adapt_guard(PluginPtr p, tg_guard_fn fn, void* user_data);
-ExecuteWrapperFn adapt_execute_wrapper(PluginPtr p, tg_execute_wrapper_fn fn, void* user_data);
-PostExecuteFn adapt_post_execute(PluginPtr p, tg_post_execute_fn fn, void* user_data);
-ResultObserverFn adapt_result_observer(PluginPtr p, tg_result_observer_fn fn, void* user_data);
+// One adapter per hook kind (abi/adapters.cpp), C callback to C++ hook.
+template <HookKind K>
+FnOf<K> adapt(PluginPtr p, CFnOf<K> fn, void* user_data);
+// The adapter of `fn`'s kind: the result holds the same alternative.
+HookFn adapt_hook(PluginPtr p, const CHookFn& fn, void* user_data);
 ToolDefinition adapt_tool(PluginPtr p, tg_init_ctx::PendingTool t);
 
 }  // namespace toolgate::detail

@@ -51,73 +51,46 @@ bool valid_hook_name(const char* name) {
   return true;
 }
 
-const char* kind_name(std::uint32_t cap) {
-  switch (cap) {
-    case TG_CAP_PRE_EXECUTE:
-      return "pre-execute hook";
-    case TG_CAP_GUARD:
-      return "guard";
-    case TG_CAP_EXECUTE_WRAPPER:
-      return "execute wrapper";
-    case TG_CAP_POST_EXECUTE:
-      return "post-execute hook";
-    case TG_CAP_RESULT_OBSERVER:
-      return "result observer";
-    default:
-      return "tool";
-  }
-}
-
-tg_status register_hook(tg_init_ctx* ctx, std::uint32_t cap, const tg_hook_options* o,
-                        void (*fn)(void)) {
+// One registration path for every hook kind: `fn` holds the callback in
+// its kind's alternative.
+tg_status register_hook(tg_init_ctx* ctx, const tg_hook_options* o, CHookFn fn) {
   return safely([&]() -> tg_status {
     if (!ctx) return TG_INVALID_ARGUMENT;
+    const auto& kind = info(static_cast<HookKind>(fn.index()));
+    const std::string noun(kind.noun);
     auto err = [&](std::string m) {
       ctx->errors.push_back(std::move(m));
       return TG_INVALID_ARGUMENT;
     };
     if (!o || o->struct_size < offsetof(tg_hook_options, user_data) + sizeof(void*))
-      return err(std::string("registering a ") + kind_name(cap) +
+      return err("registering a " + noun +
                  ": tg_hook_options is missing or its struct_size is too small");
     if (o->struct_size > sizeof(tg_hook_options))
       return err("tg_hook_options is larger than this host knows (struct_size " +
                  std::to_string(o->struct_size) + ")");
     std::string name = o->name ? o->name : "";
     if (!valid_hook_name(o->name))
-      return err(std::string("a ") + kind_name(cap) + " name \"" + name +
+      return err("a " + noun + " name \"" + name +
                  "\" is empty or has characters outside [A-Za-z0-9._-]");
-    if (!fn) return err(std::string(kind_name(cap)) + " \"" + name + "\" has a NULL callback");
-    if (!(ctx->plugin->capabilities & cap))
-      return err(std::string("registered ") + kind_name(cap) + " \"" + name +
+    if (std::visit([](auto f) { return f == nullptr; }, fn))
+      return err(noun + " \"" + name + "\" has a NULL callback");
+    if (!(ctx->plugin->capabilities & kind.capability))
+      return err("registered " + noun + " \"" + name +
                  "\" but did not declare that capability in its descriptor");
     for (const auto& h : ctx->hooks)
       if (h.name == name) return err("hook name \"" + name + "\" is registered twice");
     std::vector<std::string> tools;
     if (o->tool_filter && *o->tool_filter) tools.emplace_back(o->tool_filter);
-    ctx->hooks.push_back({cap, name, std::move(tools), o->priority, o->user_data, fn});
+    ctx->hooks.push_back({name, std::move(tools), o->priority, o->user_data, fn});
     return TG_OK;
   });
 }
 
-template <class F>
-void (*erase(F f))(void) {
-  return reinterpret_cast<void (*)(void)>(f);
-}
-
-tg_status reg_pre(tg_init_ctx* c, const tg_hook_options* o, tg_pre_execute_fn f) {
-  return register_hook(c, TG_CAP_PRE_EXECUTE, o, erase(f));
-}
-tg_status reg_guard(tg_init_ctx* c, const tg_hook_options* o, tg_guard_fn f) {
-  return register_hook(c, TG_CAP_GUARD, o, erase(f));
-}
-tg_status reg_wrapper(tg_init_ctx* c, const tg_hook_options* o, tg_execute_wrapper_fn f) {
-  return register_hook(c, TG_CAP_EXECUTE_WRAPPER, o, erase(f));
-}
-tg_status reg_post(tg_init_ctx* c, const tg_hook_options* o, tg_post_execute_fn f) {
-  return register_hook(c, TG_CAP_POST_EXECUTE, o, erase(f));
-}
-tg_status reg_observer(tg_init_ctx* c, const tg_hook_options* o, tg_result_observer_fn f) {
-  return register_hook(c, TG_CAP_RESULT_OBSERVER, o, erase(f));
+// The table's register_* entries: each puts its callback in its kind's
+// alternative (by index: two kinds share a C type).
+template <HookKind K>
+tg_status reg(tg_init_ctx* c, const tg_hook_options* o, CFnOf<K> f) {
+  return register_hook(c, o, CHookFn(std::in_place_index<static_cast<std::size_t>(K)>, f));
 }
 
 tg_status reg_tool(tg_init_ctx* ctx, const tg_tool_definition* d) {
@@ -361,12 +334,13 @@ void set_error(const tg_call* c, const char* message) {
   });
 }
 
+// Whether the callback `c` was made for may change what `right` names.
+bool may(const tg_call* c, std::uint32_t right) { return abi_rights(c->stage) & right; }
+
 tg_status set_reason(const tg_call* c, tg_str reason) {
   return safely([&]() -> tg_status {
     if (!c) return TG_INVALID_ARGUMENT;
-    if (c->stage != AbiStage::pre_execute && c->stage != AbiStage::guard &&
-        c->stage != AbiStage::post_execute)
-      return TG_WRONG_STAGE;
+    if (!may(c, abi_right::set_reason)) return TG_WRONG_STAGE;
     if (!valid_utf8(sv(reason))) return TG_INVALID_ARGUMENT;
     c->reason = std::string(sv(reason));
     return TG_OK;
@@ -376,7 +350,7 @@ tg_status set_reason(const tg_call* c, tg_str reason) {
 tg_status set_arguments(tg_call* c, tg_str text) {
   return safely([&]() -> tg_status {
     if (!c) return TG_INVALID_ARGUMENT;
-    if (c->stage != AbiStage::pre_execute) return TG_WRONG_STAGE;
+    if (!may(c, abi_right::set_arguments)) return TG_WRONG_STAGE;
     auto v = parse_from_plugin(c, text, "replacement arguments");
     if (!v) return TG_INVALID_ARGUMENT;
     if (!v->is_object()) {
@@ -391,7 +365,7 @@ tg_status set_arguments(tg_call* c, tg_str text) {
 tg_status set_result(tg_call* c, tg_str text) {
   return safely([&]() -> tg_status {
     if (!c) return TG_INVALID_ARGUMENT;
-    if (c->stage != AbiStage::post_execute) return TG_WRONG_STAGE;
+    if (!may(c, abi_right::set_result)) return TG_WRONG_STAGE;
     auto v = parse_from_plugin(c, text, "the replacement result");
     if (!v) return TG_INVALID_ARGUMENT;
     c->new_result = std::move(*v);
@@ -402,7 +376,7 @@ tg_status set_result(tg_call* c, tg_str text) {
 tg_status add_context(tg_call* c, tg_str text) {
   return safely([&]() -> tg_status {
     if (!c) return TG_INVALID_ARGUMENT;
-    if (c->stage != AbiStage::post_execute) return TG_WRONG_STAGE;
+    if (!may(c, abi_right::add_context)) return TG_WRONG_STAGE;
     if (!valid_utf8(sv(text))) return TG_INVALID_ARGUMENT;
     c->contexts.emplace_back(sv(text));
     return TG_OK;
@@ -412,7 +386,7 @@ tg_status add_context(tg_call* c, tg_str text) {
 tg_status set_value(tg_call* c, tg_str text) {
   return safely([&]() -> tg_status {
     if (!c) return TG_INVALID_ARGUMENT;
-    if (c->stage != AbiStage::tool_execute) return TG_WRONG_STAGE;
+    if (!may(c, abi_right::set_value)) return TG_WRONG_STAGE;
     auto v = parse_from_plugin(c, text, "the tool's value");
     if (!v) return TG_INVALID_ARGUMENT;
     c->value = std::move(*v);
@@ -423,8 +397,7 @@ tg_status set_value(tg_call* c, tg_str text) {
 tg_status set_content(tg_call* c, tg_str text) {
   return safely([&]() -> tg_status {
     if (!c) return TG_INVALID_ARGUMENT;
-    if (c->stage != AbiStage::tool_render && c->stage != AbiStage::tool_finalize)
-      return TG_WRONG_STAGE;
+    if (!may(c, abi_right::set_content)) return TG_WRONG_STAGE;
     auto v = parse_from_plugin(c, text, "the content");
     if (!v) return TG_INVALID_ARGUMENT;
     if (!v->is_array()) {
@@ -533,11 +506,11 @@ const tg_host_api* host_api() {
       sizeof(tg_host_api),
       TOOLGATE_ABI_MAJOR,
       TOOLGATE_ABI_MINOR,
-      reg_pre,
-      reg_guard,
-      reg_wrapper,
-      reg_post,
-      reg_observer,
+      reg<HookKind::pre_execute>,
+      reg<HookKind::guard>,
+      reg<HookKind::execute_wrapper>,
+      reg<HookKind::post_execute>,
+      reg<HookKind::result_observer>,
       reg_tool,
       init_error,
       reject_config,

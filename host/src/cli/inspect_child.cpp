@@ -119,7 +119,7 @@ void load_and_init(const fs::path& plugin, const json::object& config, json::obj
     for (const auto& r : loaded->hooks) {
       json::array tools;
       for (const auto& t : r.tools) tools.emplace_back(t);
-      hooks.push_back(json::object{{"stage", detail::stage_name(r.kind)},
+      hooks.push_back(json::object{{"stage", detail::info(r.kind()).stage},
                                    {"name", r.name},
                                    {"tools", std::move(tools)},
                                    {"priority", r.priority}});

@@ -40,8 +40,7 @@ struct Fail {
   }
 };
 
-constexpr std::uint32_t known_caps = TG_CAP_PRE_EXECUTE | TG_CAP_GUARD | TG_CAP_EXECUTE_WRAPPER |
-                                     TG_CAP_POST_EXECUTE | TG_CAP_RESULT_OBSERVER | TG_CAP_TOOLS;
+constexpr std::uint32_t known_caps = all_hook_capabilities() | TG_CAP_TOOLS;
 constexpr std::uint32_t known_flags = TG_PLUGIN_SERIALIZED | TG_PLUGIN_NEVER_UNLOAD;
 
 std::string hex(std::uint32_t v) {
@@ -81,21 +80,6 @@ void check_descriptor(const tg_plugin_descriptor* d, const ManifestPlugin& mp, c
   if (d->flags & ~known_flags)
     fail("declares flags this host does not know (" + hex(d->flags & ~known_flags) + ")",
          "rebuild against this SDK");
-}
-
-StageKind stage_of(std::uint32_t cap) {
-  switch (cap) {
-    case TG_CAP_PRE_EXECUTE:
-      return StageKind::pre_execute;
-    case TG_CAP_GUARD:
-      return StageKind::guard;
-    case TG_CAP_EXECUTE_WRAPPER:
-      return StageKind::execute_wrapper;
-    case TG_CAP_POST_EXECUTE:
-      return StageKind::post_execute;
-    default:
-      return StageKind::result_observer;
-  }
 }
 
 }  // namespace
@@ -246,7 +230,8 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
     fail("failed to initialise: " + why, "fix the plugin or its config");
   }
   std::uint32_t registered = ctx.tools.empty() ? 0u : static_cast<std::uint32_t>(TG_CAP_TOOLS);
-  for (const auto& h : ctx.hooks) registered |= h.kind;
+  for (const auto& h : ctx.hooks)
+    registered |= info(static_cast<HookKind>(h.fn.index())).capability;
   if (std::uint32_t missing = d->capabilities & ~registered)
     fail("declared capabilities it did not register (" + hex(missing) + ")",
          "register a callback of each declared kind in init, or drop the capability");
@@ -260,35 +245,8 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
     loaded->import_state = d->import_state;
   }
   loaded->version = inst->version;
-  for (auto& h : ctx.hooks) {
-    HookRegistration r;
-    r.kind = stage_of(h.kind);
-    r.name = h.name;
-    r.tools = h.tools;
-    r.priority = h.priority;
-    switch (h.kind) {
-      case TG_CAP_PRE_EXECUTE:
-        r.pre_execute =
-            adapt_pre_execute(inst, reinterpret_cast<tg_pre_execute_fn>(h.fn), h.user_data);
-        break;
-      case TG_CAP_GUARD:
-        r.guard = adapt_guard(inst, reinterpret_cast<tg_guard_fn>(h.fn), h.user_data);
-        break;
-      case TG_CAP_EXECUTE_WRAPPER:
-        r.wrapper =
-            adapt_execute_wrapper(inst, reinterpret_cast<tg_execute_wrapper_fn>(h.fn), h.user_data);
-        break;
-      case TG_CAP_POST_EXECUTE:
-        r.post_execute =
-            adapt_post_execute(inst, reinterpret_cast<tg_post_execute_fn>(h.fn), h.user_data);
-        break;
-      case TG_CAP_RESULT_OBSERVER:
-        r.observer =
-            adapt_result_observer(inst, reinterpret_cast<tg_result_observer_fn>(h.fn), h.user_data);
-        break;
-    }
-    loaded->hooks.push_back(std::move(r));
-  }
+  for (auto& h : ctx.hooks)
+    loaded->hooks.push_back({h.name, h.tools, h.priority, adapt_hook(inst, h.fn, h.user_data)});
   for (auto& t : ctx.tools) loaded->tools.push_back(adapt_tool(inst, t));
   return loaded;
 }

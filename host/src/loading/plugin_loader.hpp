@@ -13,18 +13,14 @@
 
 namespace toolgate::detail {
 
-// One hook as registered, before any manifest setting is applied.  Exactly
-// one of the callbacks is set, according to `kind`.
+// One hook as registered, before any manifest setting is applied.  Its
+// callback's alternative is its kind.
 struct HookRegistration {
-  StageKind kind;
   std::string name;
   std::vector<std::string> tools;
   int priority = 0;
-  PreExecuteFn pre_execute;
-  GuardFn guard;
-  ExecuteWrapperFn wrapper;
-  PostExecuteFn post_execute;
-  ResultObserverFn observer;
+  HookFn fn;
+  HookKind kind() const { return kind_of(fn); }
 };
 
 struct LoadedPlugin {

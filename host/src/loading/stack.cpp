@@ -8,22 +8,6 @@
 
 namespace toolgate::detail {
 
-const char* stage_name(StageKind k) {
-  switch (k) {
-    case StageKind::pre_execute:
-      return "tools/pre-execute";
-    case StageKind::guard:
-      return "guard";
-    case StageKind::execute_wrapper:
-      return "tools/execute";
-    case StageKind::post_execute:
-      return "tools/post-execute";
-    case StageKind::result_observer:
-      return "tools/result";
-  }
-  return "?";
-}
-
 namespace {
 
 // One hook on its way into the generation.
@@ -46,18 +30,18 @@ struct Candidate {
 
 // Applies manifest settings to a hook, checking they make sense for its kind.
 void apply(Candidate& c, const HookSettings& s, const std::string& file) {
+  const HookKindInfo& kind = info(c.reg->kind());
   bool orders = s.priority || s.before || s.after;
-  if (c.reg->kind == StageKind::guard && orders)
+  if (!kind.ordered && orders)
     fail(file, s.json_path,
-         "guard " + c.id + " cannot be ordered: guards all run and any deny denies",
-         "remove priority/before/after for this guard");
-  if (c.reg->kind == StageKind::result_observer && orders)
-    fail(file, s.json_path,
-         "observer " + c.id + " cannot be ordered: observers run in registration order",
-         "remove priority/before/after for this observer");
-  if (s.mode && c.reg->kind != StageKind::guard)
+         kind.kind == HookKind::guard
+             ? "guard " + c.id + " cannot be ordered: guards all run and any deny denies"
+             : "observer " + c.id + " cannot be ordered: observers run in registration order",
+         "remove priority/before/after for this " +
+             std::string(kind.kind == HookKind::guard ? "guard" : "observer"));
+  if (s.mode && !kind.shadowable)
     fail(file, s.json_path + "/mode",
-         "\"mode\" applies to guards only, and " + c.id + " is a " + stage_name(c.reg->kind) +
+         "\"mode\" applies to guards only, and " + c.id + " is a " + std::string(kind.stage) +
              " hook",
          "remove \"mode\"");
   if (s.priority) c.priority = *s.priority;
@@ -78,9 +62,7 @@ class Resolver {
     apply_overrides();
     apply_disables();
     check_constraints();
-    for (StageKind k : {StageKind::pre_execute, StageKind::execute_wrapper, StageKind::post_execute,
-                        StageKind::guard, StageKind::result_observer})
-      emit(k, order(k), gen);
+    emit_all(gen, std::make_index_sequence<kHookKindCount>{});
   }
 
  private:
@@ -235,11 +217,11 @@ class Resolver {
   }
 
   // The resolved order of one stage's enabled hooks.
-  std::vector<const Candidate*> order(StageKind k) {
+  std::vector<const Candidate*> order(HookKind k) {
     std::vector<const Candidate*> v;
     for (const auto& c : cands_)
-      if (c.reg->kind == k && c.enabled) v.push_back(&c);
-    if (k == StageKind::guard) {
+      if (c.reg->kind() == k && c.enabled) v.push_back(&c);
+    if (k == HookKind::guard) {
       std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->id < b->id; });
       return v;
     }
@@ -248,7 +230,7 @@ class Resolver {
       return std::tie(a->layer_index, a->plugin_index, a->reg_index) <
              std::tie(b->layer_index, b->plugin_index, b->reg_index);
     };
-    if (k == StageKind::result_observer) {
+    if (k == HookKind::result_observer) {
       std::sort(v.begin(), v.end(), [](auto* a, auto* b) {
         return std::tie(a->layer_index, a->plugin_index, a->reg_index) <
                std::tie(b->layer_index, b->plugin_index, b->reg_index);
@@ -271,7 +253,7 @@ class Resolver {
         if (j_named) edge(j, i);
         // Locked layers have the final word.
         if (!v[i]->locked && v[j]->locked) {
-          if (k == StageKind::execute_wrapper)
+          if (k == HookKind::execute_wrapper)
             edge(j, i);  // locked wrappers outside
           else
             edge(i, j);  // locked waterfall hooks last
@@ -298,7 +280,7 @@ class Resolver {
     return sorted;
   }
 
-  [[noreturn]] void report_cycle(StageKind k, const std::vector<const Candidate*>& v,
+  [[noreturn]] void report_cycle(HookKind k, const std::vector<const Candidate*>& v,
                                  const std::vector<std::set<std::size_t>>& out,
                                  const std::vector<std::size_t>& indegree) {
     // Walk edges among the unsorted nodes until one repeats: that is a cycle.
@@ -317,7 +299,7 @@ class Resolver {
         std::string cycle;
         for (std::size_t i = it->second; i < path.size(); ++i) cycle += v[path[i]]->id + " -> ";
         cycle += v[next]->id;
-        fail(v[next]->file, "", std::string("ordering cycle in ") + stage_name(k) + ": " + cycle,
+        fail(v[next]->file, "", "ordering cycle in " + std::string(info(k).stage) + ": " + cycle,
              "remove one of these before/after constraints (locked layers' hooks always run "
              "last in waterfalls and outermost among wrappers)");
       }
@@ -326,42 +308,30 @@ class Resolver {
     }
   }
 
-  static HookInfo info(const Candidate& c, std::size_t pos) {
+  static HookInfo hook_info(const Candidate& c) {
     HookInfo h;
     h.id = c.id;
     h.filter = ToolFilter(c.tools);
     h.priority = c.priority;
-    h.order = pos;
     h.plugin = c.plugin;
     h.layer = c.layer;
     h.locked = c.locked;
+    h.shadow = c.shadow;
     h.before = c.before;
     h.after = c.after;
     h.keep_alive = c.keep;
     return h;
   }
 
-  void emit(StageKind k, const std::vector<const Candidate*>& sorted, Generation& gen) {
-    for (std::size_t i = 0; i < sorted.size(); ++i) {
-      const Candidate& c = *sorted[i];
-      switch (k) {
-        case StageKind::pre_execute:
-          gen.pre_execute.push_back({info(c, i), c.reg->pre_execute});
-          break;
-        case StageKind::guard:
-          gen.guards.push_back({info(c, i), c.reg->guard, c.shadow});
-          break;
-        case StageKind::execute_wrapper:
-          gen.wrappers.push_back({info(c, i), c.reg->wrapper});
-          break;
-        case StageKind::post_execute:
-          gen.post_execute.push_back({info(c, i), c.reg->post_execute});
-          break;
-        case StageKind::result_observer:
-          gen.observers.push_back({info(c, i), c.reg->observer});
-          break;
-      }
-    }
+  // Each kind's resolved order into its table of the generation.
+  template <std::size_t... I>
+  void emit_all(Generation& gen, std::index_sequence<I...>) {
+    (emit<static_cast<HookKind>(I)>(gen), ...);
+  }
+  template <HookKind K>
+  void emit(Generation& gen) {
+    for (const Candidate* c : order(K))
+      gen.hooks<K>().push_back({hook_info(*c), std::get<static_cast<std::size_t>(K)>(c->reg->fn)});
   }
 
   const StackInput& in_;

@@ -23,6 +23,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace toolgate::detail {
@@ -50,8 +51,5 @@ struct StackInput {
 // Fills gen's hook tables.  Throws LoadError on any rule violation; appends
 // to *kept a line for every locked hook an operator tried to disable.
 void resolve_stack(const StackInput& in, Generation& gen, std::vector<std::string>* kept);
-
-// A stage's name as in results, events and `toolgate plan` ("guard", ...).
-const char* stage_name(StageKind k);
 
 }  // namespace toolgate::detail

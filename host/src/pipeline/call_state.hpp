@@ -118,8 +118,6 @@ struct CallState {
   void deny(std::string_view code, std::string message, std::string_view stage, std::string source);
 };
 
-using Clock = std::chrono::steady_clock;
-
 // Runs `fn` and turns any exception into a message; returns true on success.
 template <class Fn>
 bool guarded(Fn&& fn, std::string* what) noexcept {

@@ -21,7 +21,7 @@ void run_guards(CallState& s) {
   boost::json::array denials;
   std::string message;
   const auto deadline = s.options.guard_deadline;
-  // Guards are sorted by id (generation.cpp): the report is deterministic.
+  // Guards are sorted by id (loading/stack.cpp): the report is deterministic.
   for (const auto& g : s.gen.guards) {
     if (!g.filter.matches(s.identity.tool)) continue;
     if (s.bus.active()) s.emit("hook/invoked", {{"stage", stage::guard}, {"source", g.id}});

@@ -19,8 +19,8 @@ namespace {
 // Every hook a locked layer registered must survive a reload unchanged:
 // same stage, still locked, same tool filter, same order settings, same
 // mode.  (Its plugin's config is checked as the stack is loaded.)
-template <class Hooks, class Extra>
-void check_locked_table(const Hooks& before, const Hooks& after, const char* stage, Extra extra) {
+template <class Hooks>
+void check_locked_table(const Hooks& before, const Hooks& after, std::string_view stage) {
   for (const auto& h : before) {
     if (!h.locked) continue;
     const auto* match = [&]() -> const typename Hooks::value_type* {
@@ -37,24 +37,21 @@ void check_locked_table(const Hooks& before, const Hooks& after, const char* sta
       why = "would change its tool filter";
     else if (match->priority != h.priority || match->before != h.before || match->after != h.after)
       why = "would reorder it";
-    else if (!extra(h, *match))
+    else if (match->shadow != h.shadow)
       why = "would put it in shadow mode";
     if (!why.empty())
       throw LoadError("(reload)", "",
-                      std::string("the reload ") + why + ": " + stage + " hook " + h.id +
+                      "the reload " + why + ": " + std::string(stage) + " hook " + h.id +
                           " is locked by layer \"" + h.layer + "\"",
                       "restore the hook; a locked layer changes only with a restart of the host");
   }
 }
 
 void check_locked(const detail::Generation& before, const detail::Generation& after) {
-  auto same = [](const auto&, const auto&) { return true; };
-  check_locked_table(before.pre_execute, after.pre_execute, "tools/pre-execute", same);
-  check_locked_table(before.guards, after.guards, "guard",
-                     [](const auto& a, const auto& b) { return a.shadow == b.shadow; });
-  check_locked_table(before.wrappers, after.wrappers, "tools/execute", same);
-  check_locked_table(before.post_execute, after.post_execute, "tools/post-execute", same);
-  check_locked_table(before.observers, after.observers, "tools/result", same);
+  detail::for_each_kind([&](auto k) {
+    check_locked_table(before.hooks<k.value>(), after.hooks<k.value>(),
+                       detail::info(k.value).stage);
+  });
 }
 
 // Hands the old instance's state to the new one; a failed import rejects.

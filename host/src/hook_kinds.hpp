@@ -1,0 +1,109 @@
+// hook_kinds.hpp -- the one table of hook kinds.
+//
+// Every list the engine keeps about hook kinds is derived from this table:
+// the capability bits a plugin may declare, the stage names in results,
+// events and plans, the words in error messages, which manifest settings a
+// kind takes, what a plugin's callback of that kind may change through the
+// C ABI, and the callback types (C++ and C) a registration holds.
+//
+// Adding a hook kind (docs/design.md §14): a row here (and its enum value),
+// its C typedef and register_* entry in toolgate.h with an adapter in
+// abi/adapters.cpp, and its stage file in pipeline/.
+#pragma once
+
+#include <toolgate/toolgate.h>
+#include <toolgate/hooks.hpp>
+#include <toolgate/result.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <variant>
+
+namespace toolgate::detail {
+
+enum class HookKind : std::uint8_t {
+  pre_execute,
+  guard,
+  execute_wrapper,
+  post_execute,
+  result_observer,
+};
+inline constexpr std::size_t kHookKindCount = 5;
+
+// What a callback may change through the C ABI (tg_host_api's set_*).
+namespace abi_right {
+inline constexpr std::uint32_t set_arguments = 0x01;  // pre-execute rewrites
+inline constexpr std::uint32_t set_reason = 0x02;     // ask / deny / block reasons
+inline constexpr std::uint32_t set_result = 0x04;     // post-execute replace
+inline constexpr std::uint32_t add_context = 0x08;    // post-execute contexts
+inline constexpr std::uint32_t set_value = 0x10;      // a tool body's value
+inline constexpr std::uint32_t set_content = 0x20;    // render / finalizeContent
+}  // namespace abi_right
+
+struct HookKindInfo {
+  HookKind kind;
+  std::uint32_t capability;  // the TG_CAP_* bit a plugin declares
+  std::string_view stage;    // in results, events, trails and plans
+  std::string_view noun;     // in messages: "guard", "pre-execute hook", ...
+  bool ordered;              // priority / before / after mean something
+  bool shadowable;           // "mode": "shadow" (record, never deny)
+  std::uint32_t abi_rights;  // abi_right::* bits
+};
+
+inline constexpr std::array<HookKindInfo, kHookKindCount> kHookKinds{{
+    {HookKind::pre_execute, TG_CAP_PRE_EXECUTE, stage::pre_execute, "pre-execute hook", true, false,
+     abi_right::set_arguments | abi_right::set_reason},
+    {HookKind::guard, TG_CAP_GUARD, stage::guard, "guard", false, true, abi_right::set_reason},
+    {HookKind::execute_wrapper, TG_CAP_EXECUTE_WRAPPER, stage::execute, "execute wrapper", true,
+     false, 0},
+    {HookKind::post_execute, TG_CAP_POST_EXECUTE, stage::post_execute, "post-execute hook", true,
+     false, abi_right::set_reason | abi_right::set_result | abi_right::add_context},
+    {HookKind::result_observer, TG_CAP_RESULT_OBSERVER, stage::observer, "result observer", false,
+     false, 0},
+}};
+
+// The callbacks, one alternative per kind in table order: a registration
+// holds exactly one, and its index is its kind.
+using HookFn =
+    std::variant<PreExecuteFn, GuardFn, ExecuteWrapperFn, PostExecuteFn, ResultObserverFn>;
+// The C callbacks as a plugin registered them.  Pre- and post-execute
+// callbacks have the same C type, so alternatives are always addressed by
+// index (std::in_place_index), never by type.
+using CHookFn = std::variant<tg_pre_execute_fn, tg_guard_fn, tg_execute_wrapper_fn,
+                             tg_post_execute_fn, tg_result_observer_fn>;
+template <HookKind K>
+using FnOf = std::variant_alternative_t<static_cast<std::size_t>(K), HookFn>;
+template <HookKind K>
+using CFnOf = std::variant_alternative_t<static_cast<std::size_t>(K), CHookFn>;
+
+constexpr const HookKindInfo& info(HookKind k) { return kHookKinds[static_cast<std::size_t>(k)]; }
+constexpr HookKind kind_of(const HookFn& fn) { return static_cast<HookKind>(fn.index()); }
+
+constexpr std::optional<HookKind> kind_of_capability(std::uint32_t cap) {
+  for (const auto& k : kHookKinds)
+    if (k.capability == cap) return k.kind;
+  return std::nullopt;
+}
+
+constexpr std::uint32_t all_hook_capabilities() {
+  std::uint32_t bits = 0;
+  for (const auto& k : kHookKinds) bits |= k.capability;
+  return bits;
+}
+
+// The table is in enum order, and the variants follow it.
+constexpr bool table_in_order() {
+  for (std::size_t i = 0; i < kHookKinds.size(); ++i)
+    if (static_cast<std::size_t>(kHookKinds[i].kind) != i) return false;
+  return true;
+}
+static_assert(table_in_order(), "kHookKinds rows must be in HookKind order");
+static_assert(std::variant_size_v<HookFn> == kHookKindCount &&
+                  std::variant_size_v<CHookFn> == kHookKindCount,
+              "HookFn and CHookFn need one alternative per hook kind, in table order");
+static_assert((all_hook_capabilities() & TG_CAP_TOOLS) == 0, "TG_CAP_TOOLS is not a hook kind");
+
+}  // namespace toolgate::detail
