@@ -156,7 +156,7 @@ void BM_DirectToolBody(benchmark::State& state) {
   for (auto _ : state) {
     json::value v = json::parse(call);
     const auto& args = v.as_object().at("arguments").as_object();
-    HookCall view{id, args, args, "execute"};
+    HookCall view{id, args, args, toolgate::stage::tool_body};
     ToolOutput out = tool.execute(ToolContext{view, signal});
     benchmark::DoNotOptimize(out);
   }

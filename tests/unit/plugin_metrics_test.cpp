@@ -94,8 +94,9 @@ TEST(MetricsPlugin, CountsHistogramsAndDenialsAreWrittenAtShutdown) {
   EXPECT_EQ(value_of(text, "toolgate_stage_duration_seconds_count{stage=\"guard\"}").value_or(-1),
             5.0)
       << text;
-  EXPECT_EQ(value_of(text, "toolgate_stage_duration_seconds_count{stage=\"execute\"}").value_or(-1),
-            4.0)
+  EXPECT_EQ(
+      value_of(text, "toolgate_stage_duration_seconds_count{stage=\"tool/body\"}").value_or(-1),
+      4.0)
       << text;
   EXPECT_TRUE(has_line(text, "toolgate_guard_denials_total{guard=\"test/no-deny\"} 1")) << text;
   EXPECT_TRUE(has_line(text, "toolgate_calls_in_flight 0")) << text;

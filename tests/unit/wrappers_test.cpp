@@ -39,7 +39,7 @@ TEST(Wrappers, RetryCallsNextAgainAndSeesToolErrors) {
   EXPECT_EQ(*f.body_runs, 2);
   EXPECT_EQ(seen_errors, std::vector<bool>{true});
   EXPECT_EQ(code_of(r), "tool_error");  // the body failed both times
-  EXPECT_EQ(r.error->stage, "execute");
+  EXPECT_EQ(r.error->stage, "tool/body");
   EXPECT_EQ(r.error->source, "echo");
 }
 

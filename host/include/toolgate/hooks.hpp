@@ -21,9 +21,10 @@
 
 namespace toolgate {
 
-namespace detail {
-struct CallState;
-}
+// The engine's side of one hook invocation: what candidate() and emit()
+// reach.  Opaque here; embedders and tests never need one (a view without
+// it has no candidate and emits nothing).
+class HookContext;
 
 // The pre-execute decision as it stands.
 enum class Decision { allow = 0, ask = 1, deny = 2 };
@@ -48,8 +49,7 @@ struct HookCall {
   std::uint32_t attempt = 0;            // tool body invocations so far
   // post-execute: whether the call was denied rather than executed.
   bool denied = false;
-  detail::CallState* state = nullptr;  // engine-private
-  bool in_post_execute = false;        // engine-private: candidate() is valid
+  const HookContext* context = nullptr;  // set by the engine
 
   // post-execute: the candidate result (result-shape JSON), or nullptr in
   // any other stage.  Built on first use, because most hooks never read it;
@@ -148,7 +148,7 @@ struct Outcome {
   const std::vector<TrailEntry>& trail;  // every stage's verdict, with timings
   const ToolResult& result;
   std::uint64_t generation;
-  detail::CallState* state = nullptr;  // engine-private (observer events)
+  const HookContext* context = nullptr;  // set by the engine (observer events)
   boost::json::array trail_json() const;
   boost::json::object to_json() const;
 };

@@ -136,7 +136,7 @@ ResultObserverFn adapt<HookKind::result_observer>(PluginPtr p, tg_result_observe
   return [p = std::move(p), fn, ud](const Outcome& outcome) {
     HookCall view{outcome.identity, outcome.final_arguments, outcome.original_arguments,
                   stage::observer};
-    view.state = outcome.state;
+    view.context = outcome.context;
     view.denied = outcome.result.is_error && outcome.result.error &&
                   outcome.result.error->code != error_code::tool_error;
     tg_call c(view, AbiStage::observer, p.get());

@@ -5,11 +5,11 @@
 namespace toolgate {
 
 void HookCall::emit(std::string_view type, boost::json::object data) const {
-  if (state) state->emit(type, std::move(data));
+  if (context) context->state->emit(type, std::move(data));
 }
 
 const boost::json::value* HookCall::candidate() const {
-  return in_post_execute && state ? &state->candidate_json() : nullptr;
+  return context && context->reads_candidate ? &context->state->candidate_json() : nullptr;
 }
 
 namespace detail {
@@ -20,7 +20,13 @@ HookCall CallState::view(std::string_view stage) const {
   v.annotations = tool ? tool->def.annotations : 0;
   v.attempt = attempts;
   v.denied = path == CallPath::denied;
-  v.state = const_cast<CallState*>(this);
+  v.context = &context_;
+  return v;
+}
+
+HookCall CallState::post_execute_view() const {
+  HookCall v = view(stage::post_execute);
+  v.context = &post_execute_context_;
   return v;
 }
 

@@ -38,9 +38,26 @@ struct QueuedContext {
   std::string text;
 };
 
+struct CallState;
+
+}  // namespace toolgate::detail
+
+namespace toolgate {
+// What a HookCall's candidate() and emit() reach (hooks.hpp declares it).
+class HookContext {
+ public:
+  detail::CallState* state;
+  bool reads_candidate;  // post-execute: candidate() is valid
+};
+}  // namespace toolgate
+
+namespace toolgate::detail {
+
 struct CallState {
   CallState(const Generation& g, const HostOptions& o, const EventBus& b, BatchContext& batch)
       : gen(g), options(o), bus(b), batch(batch) {}
+  CallState(const CallState&) = delete;  // views point back at it
+  CallState& operator=(const CallState&) = delete;
 
   const Generation& gen;
   const HostOptions& options;
@@ -109,6 +126,9 @@ struct CallState {
     return tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   }
   HookCall view(std::string_view stage) const;
+  // The view a post-execute hook gets: the same, plus the candidate result.
+  HookCall post_execute_view() const;
+  const HookContext* context() const { return &context_; }
   void emit(std::string_view type, boost::json::object data) const;
   void record(std::string_view stage, std::string_view source, std::string_view verdict,
               std::chrono::nanoseconds took, boost::json::object extra = {});
@@ -116,6 +136,10 @@ struct CallState {
   void fail(std::string_view code, std::string message, std::string_view stage, std::string source);
   // Ends the call as a denial (post-execute still runs).
   void deny(std::string_view code, std::string message, std::string_view stage, std::string source);
+
+ private:
+  HookContext context_{const_cast<CallState*>(this), false};
+  HookContext post_execute_context_{const_cast<CallState*>(this), true};
 };
 
 // Runs `fn` and turns any exception into a message; returns true on success.

@@ -2,6 +2,7 @@
 // (docs/design.md §2.5, §2.6).  Wrappers get opaque results from `next` and
 // can return only one of those: a wrapper cannot fabricate a result or change
 // the arguments.
+#include "invoke.hpp"
 #include "stages.hpp"
 
 #include "../stable_arena.hpp"
@@ -51,7 +52,7 @@ ExecResult wrapper_error(const std::string& id, std::string message) {
                     {},
                     std::string(error_code::plugin_error),
                     std::move(message),
-                    std::string(stage::execute),
+                    std::string(info(HookKind::execute_wrapper).stage),
                     id};
 }
 
@@ -62,16 +63,14 @@ ExecResult Chain::run(std::size_t from, const std::shared_ptr<Signal>& signal) {
   if (i == wrappers.size()) return body(signal);
 
   const auto& w = wrappers[i];
-  if (s.bus.active()) s.emit("hook/invoked", {{"stage", stage::execute}, {"source", w.id}});
+  const auto& kind = info(HookKind::execute_wrapper);
   ChainNext next(*this, i + 1);
   const ExecResult* chosen = nullptr;
-  std::string what;
-  auto start = s.now();
-  bool ok = guarded([&] { chosen = &w.fn(s.view(stage::execute), signal, next); }, &what);
-  auto took = s.now() - start;
+  auto run =
+      invoke_hook(s, kind.stage, w, [&] { chosen = &w.fn(s.view(kind.stage), signal, next); });
   ExecResult out;
-  if (!ok) {
-    out = wrapper_error(w.id, "execute wrapper " + w.id + " failed: " + what);
+  if (!run.ok) {
+    out = wrapper_error(w.id, "execute wrapper " + w.id + " failed: " + run.error);
   } else if (!next.issued(chosen)) {
     out = wrapper_error(w.id,
                         "execute wrapper " + w.id + " returned a result it did not get from next");
@@ -80,7 +79,7 @@ ExecResult Chain::run(std::size_t from, const std::shared_ptr<Signal>& signal) {
     // wrapper has returned (its handles die with the callback): move, not copy.
     out = std::move(*const_cast<ExecResult*>(chosen));
   }
-  s.record(stage::execute, w.id, out.is_error ? "error" : "ok", took,
+  s.record(kind.stage, w.id, out.is_error ? "error" : "ok", run.took,
            out.is_error ? boost::json::object{{"code", out.error_code}} : boost::json::object{});
   if (out.is_error && out.error_code == error_code::plugin_error && out.source == w.id &&
       !wrapper_failure)

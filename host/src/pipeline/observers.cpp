@@ -34,8 +34,8 @@ namespace detail {
 
 void run_observers(CallState& s) {
   if (s.gen.observers.empty()) return;
-  const Outcome outcome{
-      s.identity, s.original_arguments, s.arguments(), s.trail, s.result, s.gen.number, &s};
+  const Outcome outcome{s.identity, s.original_arguments, s.arguments(), s.trail,
+                        s.result,   s.gen.number,         s.context()};
   for (const auto& o : s.gen.observers) {
     if (!o.filter.matches(s.identity.tool)) continue;
     std::string what;

@@ -1,6 +1,7 @@
 // Stage 6: the post-execute waterfall (docs/design.md §2.7).  Runs for executed
 // and denied calls.  A denial stays a denial: hooks may only reword its
 // content.
+#include "invoke.hpp"
 #include "stages.hpp"
 
 namespace toolgate::detail {
@@ -25,27 +26,16 @@ void run_post_execute(CallState& s) {
     s.take_candidate() = r.to_json();
   }
 
+  const auto& kind = info(HookKind::post_execute);
   for (const auto& hook : s.gen.post_execute) {
-    if (!hook.filter.matches(s.identity.tool)) continue;
-    if (s.bus.active())
-      s.emit("hook/invoked", {{"stage", stage::post_execute}, {"source", hook.id}});
     const bool denied = s.path == CallPath::denied;
-    HookCall view = s.view(stage::post_execute);
-    view.in_post_execute = true;
     PostVerdict v;
-    std::string what;
-    auto start = s.now();
-    bool ok = guarded([&] { v = hook.fn(view); }, &what);
-    auto took = s.now() - start;
+    auto run = invoke_hook(s, kind.stage, hook, [&] { v = hook.fn(s.post_execute_view()); });
+    if (!run.ran) continue;
     auto name = verdict_name(v.kind);
-    if (!ok || name == "invalid") {
-      if (ok) what = "gave an unknown verdict";
-      s.record(stage::post_execute, hook.id, "failed", took, {{"error", what}});
-      s.fail(error_code::plugin_error, "post-execute hook " + hook.id + " failed: " + what,
-             stage::post_execute, hook.id);
-      return;
-    }
-    s.record(stage::post_execute, hook.id, name, took,
+    if (!run.ok || name == "invalid")
+      return hook_failed(s, kind, hook, run, run.ok ? "gave an unknown verdict" : run.error);
+    s.record(kind.stage, hook.id, name, run.took,
              v.reason.empty() ? boost::json::object{} : boost::json::object{{"reason", v.reason}});
     for (auto& c : v.contexts)
       s.contexts.push_back({s.batch.next_ticket.fetch_add(1), std::move(c)});

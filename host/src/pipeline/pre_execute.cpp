@@ -1,4 +1,5 @@
 // Stage 1: the pre-execute waterfall (docs/design.md §2.2).
+#include "invoke.hpp"
 #include "stages.hpp"
 
 namespace toolgate::detail {
@@ -18,28 +19,14 @@ static std::string_view verdict_name(PreVerdict::Kind k) {
 }
 
 void run_pre_execute(CallState& s) {
+  const auto& kind = info(HookKind::pre_execute);
   for (const auto& hook : s.gen.pre_execute) {
-    if (!hook.filter.matches(s.identity.tool)) continue;
-    if (s.bus.active())
-      s.emit("hook/invoked", {{"stage", stage::pre_execute}, {"source", hook.id}});
-    auto start = s.now();
     PreVerdict v;
-    std::string what;
-    bool ok = guarded([&] { v = hook.fn(s.view(stage::pre_execute)); }, &what);
-    auto took = s.now() - start;
-    if (!ok) {
-      s.record(stage::pre_execute, hook.id, "failed", took, {{"error", what}});
-      s.fail(error_code::plugin_error, "pre-execute hook " + hook.id + " failed: " + what,
-             stage::pre_execute, hook.id);
-      return;
-    }
+    auto run = invoke_hook(s, kind.stage, hook, [&] { v = hook.fn(s.view(kind.stage)); });
+    if (!run.ran) continue;
     auto name = verdict_name(v.kind);
-    if (name == "invalid") {
-      s.record(stage::pre_execute, hook.id, "failed", took);
-      s.fail(error_code::plugin_error, "pre-execute hook " + hook.id + " gave an unknown verdict",
-             stage::pre_execute, hook.id);
-      return;
-    }
+    if (!run.ok || name == "invalid")
+      return hook_failed(s, kind, hook, run, run.ok ? "gave an unknown verdict" : run.error);
     boost::json::object extra;
     if (v.arguments && *v.arguments != s.arguments()) {
       // Rewrites are attributed: the trail and the event log keep both sides.
@@ -50,7 +37,7 @@ void run_pre_execute(CallState& s) {
       s.rewritten = std::move(*v.arguments);
     }
     if (!v.reason.empty()) extra["reason"] = v.reason;
-    s.record(stage::pre_execute, hook.id, name, took, std::move(extra));
+    s.record(kind.stage, hook.id, name, run.took, std::move(extra));
     switch (v.kind) {
       case PreVerdict::Kind::keep:
         break;
@@ -66,8 +53,8 @@ void run_pre_execute(CallState& s) {
         break;
       case PreVerdict::Kind::deny:
         s.decision = Decision::deny;
-        s.deny(error_code::denied, v.reason.empty() ? "denied by " + hook.id : v.reason,
-               stage::pre_execute, hook.id);
+        s.deny(error_code::denied, v.reason.empty() ? "denied by " + hook.id : v.reason, kind.stage,
+               hook.id);
         return;  // deny is terminal
     }
   }
