@@ -5,8 +5,8 @@
 #include "host_impl.hpp"
 #include "json_util.hpp"
 #include "loading/manifest.hpp"
-#include "loading/plugin_loader.hpp"
 #include "loading/stack.hpp"
+#include "loading/stack_loader.hpp"
 #include "pipeline/stages.hpp"
 #include "reload/controller.hpp"
 
@@ -111,38 +111,21 @@ void Host::set_approver(Approver approver) {
 LoadReport Host::load_manifests(const std::vector<std::filesystem::path>& paths,
                                 const LoadOptions& options) {
   auto files = detail::expand_manifest_paths(paths);
-  std::vector<detail::Manifest> manifests;
-  for (const auto& f : files)
-    manifests.push_back(detail::read_manifest(f, options.allow_insecure_plugin_permissions));
-
   std::lock_guard lock(impl_->control);
-  // Plugin ids are unique across the whole stack.
-  std::map<std::string, std::string> owner_file;
+  // New layers go on top of the stack; plugin ids are unique across it.
+  // Loaded off to the side: nothing is published until the whole stack
+  // resolves, and on error the new instances are destroyed (their shutdown
+  // runs) while the active generation stays as it was.
+  detail::StackLoadOptions lo;
+  lo.loader.allow_insecure_permissions = options.allow_insecure_plugin_permissions;
   for (const auto& layer : impl_->layers)
     for (const auto& [index, plugin] : layer.plugins)
-      owner_file[plugin->id] = layer.manifest.file.string();
-  // Load every new plugin off to the side; nothing is published until the
-  // whole stack resolves.  On error the new instances are destroyed (their
-  // shutdown runs) and the active generation stays as it was.
+      lo.already_loaded[plugin->id] = layer.manifest.file.string();
+  lo.already_loaded_fix = "load each plugin once; change it from a later layer with \"overrides\"";
+  auto loaded = detail::load_stack(files, lo);
+
   auto stack = impl_->layers;
-  std::vector<std::pair<std::string, std::string>> fresh;  // plugin id, manifest
-  detail::LoaderOptions lo{options.allow_insecure_plugin_permissions};
-  for (auto& m : manifests) {
-    detail::StackLayer layer;
-    for (std::size_t i = 0; i < m.plugins.size(); ++i) {
-      const auto& p = m.plugins[i];
-      if (auto it = owner_file.find(p.id); it != owner_file.end())
-        throw LoadError(m.file.string(), p.json_path + "/id",
-                        "plugin \"" + p.id + "\" is already loaded (by " + it->second + ")",
-                        "load each plugin once; change it from a later layer with \"overrides\"");
-      owner_file[p.id] = m.file.string();
-      if (!p.enabled) continue;
-      layer.plugins.emplace_back(i, detail::load_plugin(p, m.file, lo));
-      fresh.emplace_back(p.id, m.file.string());
-    }
-    layer.manifest = std::move(m);
-    stack.push_back(std::move(layer));
-  }
+  for (auto& layer : loaded.layers) stack.push_back(std::move(layer));
   auto disabled = impl_->disable;
   disabled.insert(disabled.end(), options.disable.begin(), options.disable.end());
   LoadReport report;
@@ -154,10 +137,29 @@ LoadReport Host::load_manifests(const std::vector<std::filesystem::path>& paths,
   impl_->publish(gen);
   for (const auto& layer : impl_->layers) report.layers.push_back(layer.manifest.layer);
   report.plugins = gen->plugin_ids;
-  for (const auto& [id, file] : fresh)
-    impl_->emit_host_event("plugin/loaded", {{"plugin", id}, {"manifest", file}}, gen->number);
+  for (const auto& layer : impl_->layers)
+    for (const auto& [index, plugin] : layer.plugins)
+      for (const auto& [fresh, copy] : loaded.fresh)
+        if (fresh == plugin)
+          impl_->emit_host_event(
+              "plugin/loaded", {{"plugin", plugin->id}, {"manifest", layer.manifest.file.string()}},
+              gen->number);
   return report;
 }
+
+// Hot reload (reload/controller.hpp does the work).
+ReloadReport Host::enable_reload(ReloadOptions options) {
+  impl_->reloader.reset();
+  impl_->reloader = std::make_unique<ReloadController>(*impl_, std::move(options));
+  return impl_->reloader->reload(true);
+}
+
+ReloadReport Host::reload() {
+  if (!impl_->reloader) throw std::logic_error("reload() needs enable_reload() first");
+  return impl_->reloader->reload(false);
+}
+
+void Host::disable_reload() { impl_->reloader.reset(); }
 
 void Host::subscribe(EventSink sink) { impl_->bus.subscribe(std::move(sink)); }
 

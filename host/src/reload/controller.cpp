@@ -1,7 +1,7 @@
 #include "controller.hpp"
 
 #include "../loading/manifest.hpp"
-#include "../loading/plugin_loader.hpp"
+#include "../loading/stack_loader.hpp"
 #include "probe.hpp"
 
 #include <spdlog/spdlog.h>
@@ -135,153 +135,105 @@ ReloadReport ReloadController::reload(bool force) {
   return r;
 }
 
+// One attempt, as named steps: load the candidate stack off to the side,
+// decide whether anything changed, build and check the candidate
+// generation, publish it.  Any failure leaves the serving generation (or,
+// before any stack loaded, denies every call).
 ReloadReport ReloadController::attempt(bool force) {
   auto t0 = std::chrono::steady_clock::now();
   ReloadReport report;
   std::lock_guard lock(impl_.control);
-  std::vector<std::string> fresh_ids;
   try {
-    auto files = detail::expand_manifest_paths(options_.manifests);
-    std::map<std::string, std::shared_ptr<const LoadedPlugin>> old;
-    // Plugins of locked layers: their layer's name and their config.
-    std::map<std::string, std::pair<std::string, const json::object*>> locked_config;
-    for (const auto& layer : impl_.layers)
-      for (const auto& [i, p] : layer.plugins) {
-        old[p->id] = p;
-        if (impl_.stack_valid && layer.manifest.locked)
-          locked_config[p->id] = {layer.manifest.layer, &p->config};
-      }
-
-    std::vector<detail::StackLayer> stack;
-    std::vector<std::pair<std::shared_ptr<const LoadedPlugin>, fs::path>> fresh;
-    std::map<std::string, std::string> seen;
-    detail::LoaderOptions lo{options_.load.allow_insecure_plugin_permissions};
-    bool changed = force || impl_.layers.size() != files.size();
-    for (const auto& f : files) {
-      detail::StackLayer layer;
-      layer.manifest = detail::read_manifest(f, options_.load.allow_insecure_plugin_permissions);
-      const auto& m = layer.manifest;
-      for (std::size_t i = 0; i < m.plugins.size(); ++i) {
-        const auto& p = m.plugins[i];
-        if (auto it = seen.find(p.id); it != seen.end())
-          throw LoadError(f.string(), p.json_path + "/id",
-                          "plugin \"" + p.id + "\" is already loaded (by " + it->second + ")",
-                          "load each plugin once");
-        seen[p.id] = f.string();
-        if (!p.enabled) continue;
-        std::error_code ec;
-        if (!fs::is_regular_file(p.path, ec))
-          throw LoadError(
-              f.string(), p.json_path + "/path",
-              "plugin \"" + p.id + "\" (" + p.path.string() + "): the plugin file does not exist",
-              "build the plugin, or fix \"path\"");
-        auto prev = old.find(p.id);
-        // A locked layer's configuration is part of its guards: a reload
-        // may swap a locked plugin's build, never its config.
-        if (auto lk = locked_config.find(p.id);
-            lk != locked_config.end() && *lk->second.second != p.config)
-          throw LoadError(f.string(), p.json_path + "/config",
-                          "the reload would change the config of plugin \"" + p.id +
-                              "\", which layer \"" + lk->second.first + "\" locks",
-                          "restore its config; a locked layer changes only with a restart of "
-                          "the host");
-        // Copy first, then check, hash and load the copy: what is checked is
-        // what runs.  Permissions, pin and completeness hold for a plugin
-        // kept as it is too (a pin just added must match the build that goes
-        // on serving), and come before any of a new build's code runs, the
-        // probe child's included.
-        fs::path copy = shadow_.copy(p.path, p.id);
-        std::string digest;
-        try {
-          digest = detail::check_plugin_file(p, f, lo, copy);
-        } catch (...) {
-          fs::remove(copy, ec);
-          throw;
-        }
-        if (!force && prev != old.end() && prev->second->sha256 == digest &&
-            prev->second->config == p.config) {
-          fs::remove(copy, ec);
-          layer.plugins.emplace_back(i, prev->second);  // unchanged: keep the loaded one
-          continue;
-        }
-        changed = true;
-        if (!options_.probe_command.empty())
-          if (auto why = detail::run_probe(options_.probe_command, copy, p.id, p.config,
-                                           options_.probe_timeout);
-              !why.empty()) {
-            fs::remove(copy, ec);
-            throw LoadError(
-                f.string(), p.json_path,
-                "plugin \"" + p.id + "\" (" + p.path.string() + "): rejected by the probe: " + why,
-                "fix the plugin; this build does not run until the probe passes");
-          }
-        std::shared_ptr<LoadedPlugin> loaded;
-        try {
-          loaded = detail::load_plugin(p, f, lo, copy);
-        } catch (...) {
-          fs::remove(copy, ec);
-          throw;
-        }
-        if (prev != old.end()) hand_off(*prev->second, *loaded, f, p.json_path);
-        fresh.emplace_back(loaded, copy);
-        layer.plugins.emplace_back(i, loaded);
-      }
-      stack.push_back(std::move(layer));
-    }
-    // Compare manifests too: any edit (a hook's mode, filter, order, an
-    // override, a pin) is a change, so compare the text as read.
-    if (!changed)
-      for (std::size_t i = 0; i < stack.size(); ++i) {
-        const auto& a = stack[i].manifest;
-        const auto& b = impl_.layers[i].manifest;
-        if (a.file != b.file || a.text != b.text) {
-          changed = true;
-          break;
-        }
-      }
-    report.changed = changed || !impl_.stack_valid;
-    if (!report.changed) {
+    auto candidate = load_candidate(force);
+    report.changed = !candidate.fresh.empty() || differs_from_serving(candidate.layers) ||
+                     !impl_.stack_valid || force;
+    if (report.changed)
+      publish(std::move(candidate), report);
+    else
       report.ok = true;
-      report.generation = impl_.active.load()->number;
-      return report;
-    }
-    auto disabled = impl_.disable;
-    disabled.insert(disabled.end(), options_.load.disable.begin(), options_.load.disable.end());
-    std::vector<std::string> kept;
-    auto gen = impl_.build(stack, disabled, &kept);
-    if (impl_.stack_valid) check_locked(*impl_.active.load(), *gen);
-    // Everything checked: swap.
-    impl_.layers = std::move(stack);
-    impl_.stack_valid = true;
-    gen->invalid_reason.clear();
-    impl_.publish(gen);
-    for (auto& [p, copy] : fresh) {
-      impl_.retired.track(p, copy.string());
-      report.reloaded.push_back(p->id);
-    }
-    report.ok = true;
-    report.generation = gen->number;
-  } catch (const std::exception& e) {
-    report.ok = false;
-    report.error = e.what();
-    // Fail closed (docs/design.md §9): the first attempt failed and no
-    // manifest stack was ever loaded, so there are no guards to keep serving
-    // with -- deny every call until a reload succeeds, with or without
-    // deny_until_loaded.  A stack loaded before (load_manifests) keeps
-    // serving, as after any failed reload, and stays the reference for the
-    // locked-layer checks.
-    if (first_attempt_ && impl_.layers.empty()) {
-      impl_.stack_valid = false;
-      auto gen = impl_.build(impl_.layers, impl_.disable, nullptr);
-      gen->invalid_reason = "the manifest stack failed to load: " + report.error;
-      impl_.publish(gen);
-    }
     report.generation = impl_.active.load()->number;
-    report.calls_denied = !impl_.stack_valid;
+  } catch (const std::exception& e) {
+    fail(e.what(), report);
   }
   first_attempt_ = false;
   report.took =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+  announce(report);
+  return report;
+}
+
+detail::LoadedStack ReloadController::load_candidate(bool force) {
+  detail::StackLoadOptions lo;
+  lo.loader.allow_insecure_permissions = options_.load.allow_insecure_plugin_permissions;
+  std::map<std::string, std::shared_ptr<const LoadedPlugin>> serving;
+  for (const auto& layer : impl_.layers)
+    for (const auto& [i, p] : layer.plugins) {
+      serving[p->id] = p;
+      if (impl_.stack_valid && layer.manifest.locked)
+        lo.locked_config[p->id] = {layer.manifest.layer, &p->config};
+    }
+  lo.serving = &serving;
+  lo.force = force;
+  lo.shadow = &shadow_;
+  if (!options_.probe_command.empty())
+    lo.probe = [this](const fs::path& copy, const detail::ManifestPlugin& p) {
+      return detail::run_probe(options_.probe_command, copy, p.id, p.config,
+                               options_.probe_timeout);
+    };
+  lo.hand_off = hand_off;
+  return detail::load_stack(detail::expand_manifest_paths(options_.manifests), lo);
+}
+
+// Any edit of a manifest (a hook's mode, filter, order, an override, a pin)
+// is a change, even when every plugin is kept: compare the text as read.
+bool ReloadController::differs_from_serving(const std::vector<detail::StackLayer>& layers) const {
+  if (layers.size() != impl_.layers.size()) return true;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const auto& a = layers[i].manifest;
+    const auto& b = impl_.layers[i].manifest;
+    if (a.file != b.file || a.text != b.text) return true;
+  }
+  return false;
+}
+
+void ReloadController::publish(detail::LoadedStack candidate, ReloadReport& report) {
+  auto disabled = impl_.disable;
+  disabled.insert(disabled.end(), options_.load.disable.begin(), options_.load.disable.end());
+  std::vector<std::string> kept;
+  auto gen = impl_.build(candidate.layers, disabled, &kept);
+  if (impl_.stack_valid) check_locked(*impl_.active.load(), *gen);
+  // Everything checked: swap.
+  impl_.layers = std::move(candidate.layers);
+  impl_.stack_valid = true;
+  gen->invalid_reason.clear();
+  impl_.publish(gen);
+  for (auto& [p, copy] : candidate.fresh) {
+    impl_.retired.track(p, copy.string());
+    report.reloaded.push_back(p->id);
+  }
+  report.ok = true;
+}
+
+void ReloadController::fail(std::string error, ReloadReport& report) {
+  report.ok = false;
+  report.error = std::move(error);
+  // Fail closed (docs/design.md §9): the first attempt failed and no
+  // manifest stack was ever loaded, so there are no guards to keep serving
+  // with -- deny every call until a reload succeeds, with or without
+  // deny_until_loaded.  A stack loaded before (load_manifests) keeps
+  // serving, as after any failed reload, and stays the reference for the
+  // locked-layer checks.
+  if (first_attempt_ && impl_.layers.empty()) {
+    impl_.stack_valid = false;
+    auto gen = impl_.build(impl_.layers, impl_.disable, nullptr);
+    gen->invalid_reason = "the manifest stack failed to load: " + report.error;
+    impl_.publish(gen);
+  }
+  report.generation = impl_.active.load()->number;
+  report.calls_denied = !impl_.stack_valid;
+}
+
+void ReloadController::announce(const ReloadReport& report) {
   json::array ids;
   for (const auto& id : report.reloaded) ids.push_back(json::string(id));
   if (report.ok)
@@ -295,24 +247,6 @@ ReloadReport ReloadController::attempt(bool force) {
   else if (!report.ok)
     spdlog::error("reload failed, generation {} keeps serving: {}", report.generation,
                   report.error);
-  return report;
 }
-
-}  // namespace toolgate
-
-namespace toolgate {
-
-ReloadReport Host::enable_reload(ReloadOptions options) {
-  impl_->reloader.reset();
-  impl_->reloader = std::make_unique<ReloadController>(*impl_, std::move(options));
-  return impl_->reloader->reload(true);
-}
-
-ReloadReport Host::reload() {
-  if (!impl_->reloader) throw std::logic_error("reload() needs enable_reload() first");
-  return impl_->reloader->reload(false);
-}
-
-void Host::disable_reload() { impl_->reloader.reset(); }
 
 }  // namespace toolgate

@@ -5,6 +5,7 @@
 
 #include "../host_impl.hpp"
 #include "../loading/shadow_copy.hpp"
+#include "../loading/stack_loader.hpp"
 #include "watcher.hpp"
 
 #include <atomic>
@@ -25,6 +26,12 @@ class ReloadController {
 
  private:
   ReloadReport attempt(bool force);
+  // The steps of an attempt, in order (all on the control lock).
+  detail::LoadedStack load_candidate(bool force);
+  bool differs_from_serving(const std::vector<detail::StackLayer>& layers) const;
+  void publish(detail::LoadedStack candidate, ReloadReport& report);
+  void fail(std::string error, ReloadReport& report);
+  void announce(const ReloadReport& report);
   std::vector<std::filesystem::path> watched_files() const;
   void reap_loop();
 
