@@ -45,24 +45,27 @@ inline constexpr std::uint32_t set_content = 0x20;    // render / finalizeConten
 
 struct HookKindInfo {
   HookKind kind;
-  std::uint32_t capability;  // the TG_CAP_* bit a plugin declares
-  std::string_view stage;    // in results, events, trails and plans
-  std::string_view noun;     // in messages: "guard", "pre-execute hook", ...
-  bool ordered;              // priority / before / after mean something
-  bool shadowable;           // "mode": "shadow" (record, never deny)
-  std::uint32_t abi_rights;  // abi_right::* bits
+  std::uint32_t capability;          // the TG_CAP_* bit a plugin declares
+  std::string_view stage;            // in results, events, trails and plans
+  std::string_view noun;             // in messages: "guard", "pre-execute hook", ...
+  std::string_view capability_name;  // `toolgate inspect`: "pre-execute", ...
+  bool ordered;                      // priority / before / after mean something
+  bool shadowable;                   // "mode": "shadow" (record, never deny)
+  std::uint32_t abi_rights;          // abi_right::* bits
 };
 
 inline constexpr std::array<HookKindInfo, kHookKindCount> kHookKinds{{
-    {HookKind::pre_execute, TG_CAP_PRE_EXECUTE, stage::pre_execute, "pre-execute hook", true, false,
-     abi_right::set_arguments | abi_right::set_reason},
-    {HookKind::guard, TG_CAP_GUARD, stage::guard, "guard", false, true, abi_right::set_reason},
-    {HookKind::execute_wrapper, TG_CAP_EXECUTE_WRAPPER, stage::execute, "execute wrapper", true,
-     false, 0},
-    {HookKind::post_execute, TG_CAP_POST_EXECUTE, stage::post_execute, "post-execute hook", true,
-     false, abi_right::set_reason | abi_right::set_result | abi_right::add_context},
-    {HookKind::result_observer, TG_CAP_RESULT_OBSERVER, stage::observer, "result observer", false,
-     false, 0},
+    {HookKind::pre_execute, TG_CAP_PRE_EXECUTE, stage::pre_execute, "pre-execute hook",
+     "pre-execute", true, false, abi_right::set_arguments | abi_right::set_reason},
+    {HookKind::guard, TG_CAP_GUARD, stage::guard, "guard", "guard", false, true,
+     abi_right::set_reason},
+    {HookKind::execute_wrapper, TG_CAP_EXECUTE_WRAPPER, stage::execute, "execute wrapper",
+     "execute-wrapper", true, false, 0},
+    {HookKind::post_execute, TG_CAP_POST_EXECUTE, stage::post_execute, "post-execute hook",
+     "post-execute", true, false,
+     abi_right::set_reason | abi_right::set_result | abi_right::add_context},
+    {HookKind::result_observer, TG_CAP_RESULT_OBSERVER, stage::observer, "result observer",
+     "result-observer", false, false, 0},
 }};
 
 // The callbacks, one alternative per kind in table order: a registration

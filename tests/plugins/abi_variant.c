@@ -8,6 +8,12 @@
  *   VARIANT_ABI_1_0                 a plugin built against ABI 1.0 (smaller
  *                                   descriptor): must still load
  *   VARIANT_BIG_DESCRIPTOR          a descriptor larger than this host knows
+ *                                   (built against a newer SDK): loads
+ *   VARIANT_FUTURE                  built against a future SDK whose host
+ *                                   API has one more member, needing only
+ *                                   this host's minor: loads, and its
+ *                                   guard denies naming what it found
+ *                                   (TOOLGATE_HOST_HAS is false here)
  *   VARIANT_UNKNOWN_CAP             a capability bit this host does not know
  *   VARIANT_UNKNOWN_FLAG            a flag bit this host does not know */
 #include <toolgate/toolgate.h>
@@ -25,11 +31,30 @@
 #endif
 #endif
 
+#ifdef VARIANT_FUTURE
+/* The host API table as a future SDK declares it: one member appended. */
+typedef struct future_host_api {
+  tg_host_api known;
+  tg_status (*future_member)(tg_init_ctx *ctx);
+} future_host_api;
+static int host_has_future_member;
+#endif
+
 static tg_status guard(void *ud, const tg_call *call, int32_t *verdict) {
   (void)ud;
+#ifdef VARIANT_FUTURE
+  {
+    const tg_host_api *api = (const tg_host_api *)ud;
+    const char *why = host_has_future_member ? "future_member: present" : "future_member: absent";
+    api->set_reason(call, (tg_str){why, strlen(why)});
+    *verdict = TG_GUARD_DENY;
+    return TG_OK;
+  }
+#else
   (void)call;
   *verdict = TG_GUARD_ABSTAIN;
   return TG_OK;
+#endif
 }
 
 static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, void **out) {
@@ -50,6 +75,12 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
   memset(&o, 0, sizeof o);
   o.struct_size = sizeof o;
   o.name = "variant";
+#ifdef VARIANT_FUTURE
+  /* What TOOLGATE_HOST_HAS expands to, for the future table's member. */
+  host_has_future_member = api->struct_size >= offsetof(future_host_api, future_member) +
+                                                   sizeof(((future_host_api *)0)->future_member);
+  o.user_data = (void *)api;
+#endif
   return api->register_guard(ctx, &o, guard);
 #endif
 }
@@ -78,7 +109,7 @@ static const struct {
 #ifdef VARIANT_ABI_1_0
             /* Built against ABI 1.0: the descriptor ends before export_state. */
             .struct_size = offsetof(tg_plugin_descriptor, export_state),
-#elif defined(VARIANT_BIG_DESCRIPTOR)
+#elif defined(VARIANT_BIG_DESCRIPTOR) || defined(VARIANT_FUTURE)
             .struct_size = sizeof(tg_plugin_descriptor) + 32,
 #else
             .struct_size = sizeof(tg_plugin_descriptor),

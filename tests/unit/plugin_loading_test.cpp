@@ -87,10 +87,30 @@ TEST_F(Loading, MajorMismatchNamesBothVersions) {
       e, "ABI " + std::to_string(TOOLGATE_ABI_MAJOR) + "." + std::to_string(TOOLGATE_ABI_MINOR));
 }
 
-TEST_F(Loading, NewerMinorIsRefused) {
+// ABI negotiation, both directions (toolgate.h section 1).
+TEST_F(Loading, APluginNeedingANewerHostMinorIsRefusedNamingBothVersions) {
   auto e = variant("minor_newer");
-  EXPECT_HAS(e, "." + std::to_string(99));
-  EXPECT_HAS(e, "newer than this host");
+  EXPECT_HAS(e, "needs a host of ABI 1.99 or newer");
+  EXPECT_HAS(e, "this host speaks ABI " + std::to_string(TOOLGATE_ABI_MAJOR) + "." +
+                    std::to_string(TOOLGATE_ABI_MINOR));
+}
+
+TEST_F(Loading, APluginFromANewerSdkNeedingOnlyThisHostLoadsAndSeesWhatTheHostLacks) {
+  // Its descriptor is longer than this host's and its header knows a host
+  // API member this host does not have: it loads, and TOOLGATE_HOST_HAS
+  // tells it the member is absent (its guard says so).
+  Fixture f;
+  f.host.load_manifest(
+      dir.write("m.json", manifest_for("test.variant", test_plugin("variant_future"))));
+  auto r = f.call("echo");
+  ASSERT_EQ(code_of(r), "denied");
+  EXPECT_EQ(r.error->message, "future_member: absent");
+  EXPECT_EQ(*f.body_runs, 0);
+  // The plain "larger descriptor" build loads too.
+  Host host;
+  host.load_manifest(
+      dir.write("big.json", manifest_for("test.variant", test_plugin("variant_big_descriptor"))));
+  EXPECT_EQ(host.describe().at("plugins").as_array().size(), 1u);
 }
 
 TEST_F(Loading, InitFailureCarriesThePluginsMessage) {

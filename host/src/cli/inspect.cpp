@@ -9,6 +9,7 @@
 #include "inspect.hpp"
 #include "options.hpp"
 
+#include "../hook_kinds.hpp"
 #include "../loading/elf_file.hpp"
 #include "../reload/probe.hpp"
 
@@ -60,7 +61,7 @@ std::vector<std::string> names_of(const json::array& a) {
 }
 
 std::vector<std::string> bit_names(
-    std::uint32_t bits, std::initializer_list<std::pair<std::uint32_t, const char*>> known) {
+    std::uint32_t bits, const std::vector<std::pair<std::uint32_t, std::string>>& known) {
   std::vector<std::string> out;
   for (const auto& [bit, name] : known)
     if (bits & bit) {
@@ -155,13 +156,13 @@ void probe(const fs::path& plugin, const json::object& config, Findings& f) {
     f.info["id"] = o.at("id");
     f.info["version"] = o.at("version");
     f.info["capabilities"] =
-        json::value_from(bit_names(o.at("capabilities").to_number<std::uint32_t>(),
-                                   {{TG_CAP_PRE_EXECUTE, "pre-execute"},
-                                    {TG_CAP_GUARD, "guard"},
-                                    {TG_CAP_EXECUTE_WRAPPER, "execute-wrapper"},
-                                    {TG_CAP_POST_EXECUTE, "post-execute"},
-                                    {TG_CAP_RESULT_OBSERVER, "result-observer"},
-                                    {TG_CAP_TOOLS, "tools"}}));
+        json::value_from(bit_names(o.at("capabilities").to_number<std::uint32_t>(), [] {
+          std::vector<std::pair<std::uint32_t, std::string>> caps;
+          for (const auto& k : detail::kHookKinds)
+            caps.emplace_back(k.capability, std::string(k.capability_name));
+          caps.emplace_back(TG_CAP_TOOLS, "tools");
+          return caps;
+        }()));
     f.info["flags"] = json::value_from(bit_names(
         o.at("flags").to_number<std::uint32_t>(),
         {{TG_PLUGIN_SERIALIZED, "serialized"}, {TG_PLUGIN_NEVER_UNLOAD, "never-unload"}}));

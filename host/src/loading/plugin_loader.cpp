@@ -52,13 +52,17 @@ std::string hex(std::uint32_t v) {
 // Checks the descriptor against what this host speaks.
 void check_descriptor(const tg_plugin_descriptor* d, const ManifestPlugin& mp, const Fail& fail) {
   if (!d) fail("its entry returned no descriptor", "return a pointer to a static descriptor");
+  // Negotiation (toolgate.h section 1): majors must match; the plugin's
+  // minor is the oldest host minor it needs.  A descriptor from a newer SDK
+  // may be longer than this host's: the fields it does not know are not
+  // read (anything that must not be ignored comes with a capability or
+  // flag bit, which is refused below when unknown).
   constexpr std::size_t min_size =
       offsetof(tg_plugin_descriptor, shutdown) + sizeof(tg_shutdown_fn);
-  if (d->struct_size < min_size || d->struct_size > sizeof(tg_plugin_descriptor))
-    fail("its descriptor has struct_size " + std::to_string(d->struct_size) + ", this host reads " +
-             std::to_string(min_size) + " to " + std::to_string(sizeof(tg_plugin_descriptor)) +
-             " bytes",
-         "set struct_size = sizeof(tg_plugin_descriptor) and rebuild against this SDK");
+  if (d->struct_size < min_size)
+    fail("its descriptor has struct_size " + std::to_string(d->struct_size) +
+             ", smaller than any toolgate descriptor (" + std::to_string(min_size) + " bytes)",
+         "set struct_size = sizeof(tg_plugin_descriptor) and rebuild against the SDK");
   const std::string host_v = version_str(TOOLGATE_ABI_MAJOR, TOOLGATE_ABI_MINOR);
   const std::string plugin_v = version_str(d->abi_major, d->abi_minor);
   if (d->abi_major != TOOLGATE_ABI_MAJOR)
@@ -66,8 +70,10 @@ void check_descriptor(const tg_plugin_descriptor* d, const ManifestPlugin& mp, c
              " (majors must match)",
          "rebuild the plugin against the toolgate SDK " + host_v);
   if (d->abi_minor > TOOLGATE_ABI_MINOR)
-    fail("was built for ABI " + plugin_v + ", newer than this host's ABI " + host_v,
-         "upgrade toolgate, or rebuild the plugin against the SDK " + host_v);
+    fail("needs a host of ABI " + plugin_v + " or newer, and this host speaks ABI " + host_v,
+         "upgrade toolgate, or rebuild the plugin for ABI " + host_v +
+             " (set abi_minor to the oldest minor it needs and check newer host members with "
+             "TOOLGATE_HOST_HAS)");
   std::string declared = d->id ? d->id : "";
   if (declared != mp.id)
     fail("declares id \"" + declared + "\" but the manifest says \"" + mp.id + "\"",

@@ -55,10 +55,25 @@ extern "C" {
 /* ======================================================================
  * 1. Versioning
  * ======================================================================
- * MAJOR changes when a contract changes (not only a signature).  The host
- * loads a plugin only if the majors are equal and the plugin's minor is equal
- * to or older than the host's.  Anything else is a load error naming both
- * versions.  MINOR grows when fields or table entries are appended.
+ * MAJOR changes when a contract changes (not only a signature).  MINOR grows
+ * when fields or table entries are appended; nothing is ever removed or
+ * moved within a major.
+ *
+ * Negotiation goes both ways, by version and by struct size:
+ *   - the plugin's descriptor says, in abi_minor, the oldest host minor it
+ *     needs.  Normally that is TOOLGATE_ABI_MINOR (everything in the header
+ *     it was built with).  A plugin that wants to run on older hosts sets it
+ *     lower, and uses a host API member newer than that minor only after
+ *     TOOLGATE_HOST_HAS(api, member) says the host has it;
+ *   - the host loads a plugin when the majors are equal and the plugin's
+ *     abi_minor is not newer than its own.  Anything else is a load error
+ *     naming both versions.  A plugin built against an older header is
+ *     loaded as it is; one built against a newer header may have a longer
+ *     descriptor, whose fields this host does not know and does not read
+ *     (anything that must not be ignored comes with a TG_CAP_* or
+ *     TG_PLUGIN_* bit, and unknown bits are refused);
+ *   - the host's API table carries its own version and struct_size: the
+ *     plugin sees what the host has (TOOLGATE_HOST_HAS).
  */
 #define TOOLGATE_ABI_MAJOR 1
 #define TOOLGATE_ABI_MINOR 1
@@ -184,7 +199,7 @@ typedef tg_status (*tg_import_state_fn)(void *state, tg_str state_json);
 typedef struct tg_plugin_descriptor {
   uint32_t struct_size;    /* sizeof(tg_plugin_descriptor)                   */
   uint16_t abi_major;      /* TOOLGATE_ABI_MAJOR the plugin was built with    */
-  uint16_t abi_minor;      /* TOOLGATE_ABI_MINOR the plugin was built with    */
+  uint16_t abi_minor;      /* the oldest host minor it needs (section 1)     */
   const char *id;          /* stable id, e.g. "acme.fs"; [a-z0-9._-]+         */
   const char *version;     /* the plugin's own version, e.g. "1.2.0"          */
   uint32_t capabilities;   /* TG_CAP_* bits                                   */
