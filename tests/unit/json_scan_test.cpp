@@ -1,7 +1,7 @@
 // scan_json (host/src/json_util.*): normalization's one walk must count
 // exactly the bytes Boost.JSON writes -- the result size limit depends on
 // it -- and must notice invalid UTF-8 anywhere, keys included.
-#include "../../host/src/json_util.hpp"
+#include "json_util.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/json.hpp>

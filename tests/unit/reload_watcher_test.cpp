@@ -3,7 +3,7 @@
 // time is looked at once.
 #include "test_support.hpp"
 
-#include "../../host/src/reload/watcher.hpp"
+#include "reload/watcher.hpp"
 
 #include <atomic>
 #include <thread>

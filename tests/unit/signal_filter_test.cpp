@@ -1,7 +1,7 @@
 // The signal (cancel + deadline, children) and tool-name globs.
 #include "test_support.hpp"
 
-#include "../../host/src/tool_filter.hpp"
+#include "tool_filter.hpp"
 
 using namespace tgtest;
 using toolgate::detail::glob_match;

@@ -2,7 +2,7 @@
 // with both positions (Boost.JSON alone keeps the last copy silently, which
 // let a second "layer" unlock a locked layer); everything else parses as
 // Boost.JSON parses it.
-#include "../../host/src/strict_json.hpp"
+#include "strict_json.hpp"
 #include "test_support.hpp"
 
 using namespace tgtest;

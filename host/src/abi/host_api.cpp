@@ -1,5 +1,9 @@
 // host_api.cpp -- the host API table handed to every plugin (toolgate.h §6).
 //
+// Over 400 lines on purpose: one function per table entry, in table order,
+// so that this file reads side by side with toolgate.h section 6 (like
+// sqlite3ext.h and its loadext.c).  Splitting it would scatter the table.
+//
 // Every entry is noexcept in effect: C callers cannot handle exceptions, so
 // each function catches everything and answers with a status.
 #include "host_api.hpp"

@@ -234,15 +234,6 @@ tg_status boundary(const tg_host_api* api, const tg_call* call, Fn&& fn) noexcep
   return TG_ERROR;
 }
 
-struct Hooks {
-  const tg_host_api* api = nullptr;
-  std::vector<std::unique_ptr<PreExecuteFn>> pre;
-  std::vector<std::unique_ptr<GuardFn>> guards;
-  std::vector<std::unique_ptr<ExecuteWrapperFn>> wrappers;
-  std::vector<std::unique_ptr<PostExecuteFn>> post;
-  std::vector<std::unique_ptr<ResultObserverFn>> observers;
-};
-
 // user_data for every trampoline: the callback and the API table.
 template <class Fn>
 struct Slot {
