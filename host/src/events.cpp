@@ -1,6 +1,10 @@
 #include <toolgate/events.hpp>
 
+#include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
+
+#include <cerrno>
+#include <cstring>
 
 namespace toolgate {
 
@@ -15,12 +19,38 @@ boost::json::object Event::to_json() const {
   return o;
 }
 
+void JsonLinesSink::report(int err) {
+  if (!error_.empty()) return;
+  error_ = "cannot write the event log" + (name_.empty() ? std::string() : " " + name_) + ": " +
+           (err ? std::strerror(err) : "write error");
+  spdlog::error("{}; events are being lost", error_);
+}
+
 void JsonLinesSink::operator()(const Event& e) {
   std::string line = boost::json::serialize(e.to_json());
   line.push_back('\n');
   std::lock_guard lock(mutex_);
-  std::fwrite(line.data(), 1, line.size(), out_);
-  if (flush_each_) std::fflush(out_);
+  errno = 0;
+  if (std::fwrite(line.data(), 1, line.size(), out_) != line.size() ||
+      (flush_each_ && std::fflush(out_) != 0) || std::ferror(out_))
+    report(errno);
+}
+
+bool JsonLinesSink::flush() {
+  std::lock_guard lock(mutex_);
+  errno = 0;
+  if (std::fflush(out_) != 0 || std::ferror(out_)) report(errno);
+  return error_.empty();
+}
+
+bool JsonLinesSink::failed() const {
+  std::lock_guard lock(mutex_);
+  return !error_.empty();
+}
+
+std::string JsonLinesSink::error() const {
+  std::lock_guard lock(mutex_);
+  return error_;
 }
 
 }  // namespace toolgate

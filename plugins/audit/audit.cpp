@@ -1,5 +1,7 @@
 // audit.cpp -- a result observer that appends one hash-chained JSON-lines
-// record per call (chain.hpp has the format).
+// record per call (chain.hpp has the format).  With "hmac_key_file" the
+// chain is keyed (HMAC-SHA256); with "anchor_file" the chain head is also
+// appended to a second file each time the log is made durable.
 //
 // Appends are serialized by an exclusive flock on the log file, not only by
 // an in-process mutex: during a hot reload of this plugin the old instance
@@ -125,7 +127,7 @@ class Audit {
  public:
   explicit Audit(sdk::Init& init) {
     ConfigObject c(init.config(), "");
-    c.only({"path", "fsync", "max_bytes"});
+    c.only({"path", "fsync", "max_bytes", "hmac_key_file", "anchor_file"});
     WriterOptions o;
     const std::string path = c.string("path");
     if (path.empty())
@@ -134,8 +136,30 @@ class Audit {
     o.path = std::filesystem::absolute(path);  // fixed at load, whatever the cwd later
     o.fsync = parse_fsync(c);
     o.max_bytes = static_cast<std::uint64_t>(c.integer("max_bytes", 64LL << 20, 0, 1LL << 50));
+    if (c.has("hmac_key_file")) {
+      const std::string key_file = c.string("hmac_key_file");
+      if (key_file.empty())
+        throw ConfigError("/hmac_key_file",
+                          "must name the file holding the chain's key (32 or more random bytes, "
+                          "mode 0600), e.g. \"/etc/toolgate/audit.key\"");
+      try {
+        o.key = read_key_file(std::filesystem::absolute(key_file));
+      } catch (const std::exception& e) {
+        throw ConfigError("/hmac_key_file", e.what());
+      }
+    }
+    if (c.has("anchor_file")) {
+      const std::string anchor = c.string("anchor_file");
+      if (anchor.empty())
+        throw ConfigError("/anchor_file",
+                          "must name the file the chain head is appended to, best on another "
+                          "volume or host, e.g. \"/var/lib/toolgate-anchor/audit.anchor\"");
+      o.anchor = std::filesystem::absolute(anchor);
+    }
     try {
       writer_ = std::make_unique<Writer>(std::move(o));
+    } catch (const OpenError& e) {
+      throw ConfigError("/" + e.key(), e.what());
     } catch (const std::exception& e) {
       throw ConfigError("/path", e.what());
     }

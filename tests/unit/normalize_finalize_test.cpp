@@ -179,3 +179,28 @@ TEST(Events, JsonLinesSinkWritesOneObjectPerLine) {
   }
   EXPECT_GE(lines, 3u);
 }
+
+TEST(Events, JsonLinesSinkRemembersAFailedWriteNamingTheFileAndErrno) {
+  std::FILE* full = std::fopen("/dev/full", "a");
+  ASSERT_NE(full, nullptr);
+  auto sink = std::make_shared<JsonLinesSink>(full, true, "/dev/full");
+  {
+    Fixture f;
+    f.host.subscribe([sink](const Event& e) { (*sink)(e); });
+    f.call("echo");
+  }
+  EXPECT_TRUE(sink->failed());
+  EXPECT_EQ(sink->error(), "cannot write the event log /dev/full: No space left on device");
+  EXPECT_FALSE(sink->flush());
+  std::fclose(full);
+  // Buffered (no flush per event): the failure shows at the latest on flush().
+  std::FILE* again = std::fopen("/dev/full", "a");
+  ASSERT_NE(again, nullptr);
+  JsonLinesSink buffered(again, false, "/dev/full");
+  Event e;
+  e.type = "test/event";
+  buffered(e);
+  EXPECT_FALSE(buffered.flush());
+  EXPECT_TRUE(buffered.failed());
+  std::fclose(again);
+}

@@ -30,17 +30,32 @@ struct Event {
 // A sink receives every event, possibly from many threads at once.
 using EventSink = std::function<void(const Event&)>;
 
-// The default sink: one JSON object per line, written under a lock.
+// The default sink: one JSON object per line, written under a lock.  A
+// failed write or flush (a full disk, a closed pipe) is reported once
+// through the host's log (spdlog, "cannot write the event log NAME: ...")
+// and remembered: failed() / error().  Later events are still attempted.
 class JsonLinesSink {
  public:
-  explicit JsonLinesSink(std::FILE* out, bool flush_each = false)
-      : out_(out), flush_each_(flush_each) {}
+  // `name` names the destination in the report (a file name); empty means
+  // "the event log".
+  explicit JsonLinesSink(std::FILE* out, bool flush_each = false, std::string name = {})
+      : out_(out), flush_each_(flush_each), name_(std::move(name)) {}
   void operator()(const Event& e);
+  // Flushes the stream; false if that (or any earlier write) failed.
+  bool flush();
+  bool failed() const;
+  // The first failure ("cannot write the event log F: No space left on
+  // device"), empty if none.
+  std::string error() const;
 
  private:
-  std::mutex mutex_;
+  void report(int err);  // under mutex_
+
+  mutable std::mutex mutex_;
   std::FILE* out_;
   bool flush_each_;
+  std::string name_;
+  std::string error_;
 };
 
 }  // namespace toolgate

@@ -1,13 +1,16 @@
 // call.cpp -- `toolgate call M... --tool NAME [--args JSON]
 //                [--approve yes|no|prompt] [--trace] [--events FILE]`
 // One call of a sample tool through the plugins of the manifests.  Prints
-// the result JSON; exit 0 if it succeeded, 1 if it ended as an error.
+// the result JSON; exit 0 if it succeeded, 1 if it ended as an error or the
+// event log could not be written.
 #include "options.hpp"
 
 #include <boost/json/serialize.hpp>
 
 #include <unistd.h>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 
@@ -75,12 +78,15 @@ int run_call(const Args& args) {
       throw UsageError("--approve takes yes, no or prompt");
   }
   if (has_flag(rest, "--trace")) host->subscribe(print_trace);
+  std::shared_ptr<JsonLinesSink> events;
   if (auto file = flag_value(rest, "--events")) {
     std::FILE* f = std::fopen(file->c_str(), "a");
-    if (!f) throw std::runtime_error("cannot open " + *file + " for the event log");
+    if (!f)
+      throw std::runtime_error("cannot open " + *file +
+                               " for the event log: " + std::strerror(errno));
     std::shared_ptr<std::FILE> owned(f, std::fclose);
-    auto sink = std::make_shared<JsonLinesSink>(f, true);
-    host->subscribe([sink, owned](const Event& e) { (*sink)(e); });
+    events = std::make_shared<JsonLinesSink>(f, true, *file);
+    host->subscribe([sink = events, owned](const Event& e) { (*sink)(e); });
   }
   std::string why;
   auto call = call_document(*tool, arguments.value_or("{}"), &why);
@@ -88,6 +94,9 @@ int run_call(const Args& args) {
                       : ToolResult::failure(error_code::invalid_arguments, "--args: " + why,
                                             stage::call, "host");
   std::printf("%s\n", json::serialize(r.to_json()).c_str());
+  // An event log that could not be written (reported once when it
+  // happened) fails the command: the record of the call is incomplete.
+  if (events && !events->flush()) return 1;
   return r.is_error ? 1 : 0;
 }
 

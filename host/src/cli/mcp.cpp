@@ -72,9 +72,12 @@ int run_mcp(const Args& args) {
   }
   if (auto file = flag_value(rest, "--events")) {
     std::FILE* f = std::fopen(file->c_str(), "a");
-    if (!f) throw std::runtime_error("cannot open " + *file + " for the event log");
+    if (!f)
+      throw std::runtime_error("cannot open " + *file +
+                               " for the event log: " + std::strerror(errno));
     std::shared_ptr<std::FILE> owned(f, std::fclose);
-    auto sink = std::make_shared<JsonLinesSink>(f, true);
+    // A failed write is reported once on stderr (the gateway keeps serving).
+    auto sink = std::make_shared<JsonLinesSink>(f, true, *file);
     host->subscribe([sink, owned](const Event& e) { (*sink)(e); });
   }
 
