@@ -5,7 +5,7 @@
 // missing or altered record.  With --key-file, a keyed chain's HMACs are
 // checked (and every record must be keyed); with --anchor, every head in
 // the anchor file must be in the chain and the chain must reach the last.
-// The chain logic is plugins/audit/chain.cpp (library toolgate_audit_chain).
+// The chain logic is sdk/audit/chain.cpp (library toolgate_audit_chain).
 //
 // Exit status: 0 the chain holds, 1 a problem was found (or the key file
 // cannot be used), 2 usage error, 3 a keyed chain verified without its key
