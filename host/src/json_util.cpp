@@ -76,19 +76,6 @@ std::string to_valid_utf8(std::string_view s) {
   return out;
 }
 
-static std::string escape_token(std::string_view k) {
-  std::string out;
-  for (char ch : k) {
-    if (ch == '~')
-      out += "~0";
-    else if (ch == '/')
-      out += "~1";
-    else
-      out += ch;
-  }
-  return out;
-}
-
 // Builds the JSON Pointer of the first invalid string (slow path, only run
 // once a failure is known to exist).
 static std::optional<std::string> locate_invalid_utf8(const json::value& root) {
@@ -105,7 +92,7 @@ static std::optional<std::string> locate_invalid_utf8(const json::value& root) {
     } else if (v->is_object()) {
       for (const auto& kv : v->get_object()) {
         if (!valid_utf8(kv.key())) return path + "/<key>";
-        stack.emplace_back(&kv.value(), path + "/" + escape_token(kv.key()));
+        stack.emplace_back(&kv.value(), path + "/" + pointer_token(kv.key()));
       }
     }
   }

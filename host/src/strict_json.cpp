@@ -12,19 +12,6 @@ namespace json = boost::json;
 
 namespace {
 
-std::string pointer_token(std::string_view key) {
-  std::string out;
-  for (char ch : key) {
-    if (ch == '~')
-      out += "~0";
-    else if (ch == '/')
-      out += "~1";
-    else
-      out += ch;
-  }
-  return out;
-}
-
 // Builds the value exactly as Boost.JSON's own parser does (a value_stack),
 // and checks each object's keys when the object closes.  Small objects are
 // compared pairwise; large ones are sorted, so a hostile object with many
@@ -237,6 +224,19 @@ std::vector<std::size_t> locate_copies(std::string_view text, const StrictJsonOp
 }
 
 }  // namespace
+
+std::string pointer_token(std::string_view key) {
+  std::string out;
+  for (char ch : key) {
+    if (ch == '~')
+      out += "~0";
+    else if (ch == '/')
+      out += "~1";
+    else
+      out += ch;
+  }
+  return out;
+}
 
 std::optional<json::value> parse_strict(std::string_view text, const StrictJsonOptions& options,
                                         StrictJsonError* error) {

@@ -19,6 +19,9 @@
 
 namespace toolgate::detail {
 
+// An object key as a JSON Pointer token (RFC 6901: "~" -> "~0", "/" -> "~1").
+std::string pointer_token(std::string_view key);
+
 struct StrictJsonOptions {
   std::size_t max_depth = 64;
   bool allow_comments = false;         // manifests only

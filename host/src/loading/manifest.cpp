@@ -16,20 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A JSON Pointer token for an object key (RFC 6901: ~ and / escaped).
-std::string token(std::string_view key) {
-  std::string out;
-  for (char ch : key) {
-    if (ch == '~')
-      out += "~0";
-    else if (ch == '/')
-      out += "~1";
-    else
-      out += ch;
-  }
-  return out;
-}
-
 // Reads one manifest, keeping the file name for every error.
 class Reader {
  public:
@@ -64,7 +50,7 @@ class Reader {
       if (std::find(keys.begin(), keys.end(), kv.key()) != keys.end()) continue;
       std::string list;
       for (auto k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
-      fail(at + "/" + token(kv.key()), "unknown key \"" + std::string(kv.key()) + "\"",
+      fail(at + "/" + pointer_token(kv.key()), "unknown key \"" + std::string(kv.key()) + "\"",
            "remove it, or use one of: " + list);
     }
   }
@@ -276,7 +262,7 @@ Manifest read_manifest(const fs::path& file, bool allow_insecure_permissions) {
         const auto& hooks = r.object(*h, at + "/hooks", "{ \"hook-name\": { ... } }");
         for (const auto& kv : hooks)
           p.hooks.emplace_back(std::string(kv.key()),
-                               r.settings(kv.value(), at + "/hooks/" + token(kv.key())));
+                               r.settings(kv.value(), at + "/hooks/" + pointer_token(kv.key())));
       }
       m.plugins.push_back(std::move(p));
     }
@@ -285,7 +271,7 @@ Manifest read_manifest(const fs::path& file, bool allow_insecure_permissions) {
     const auto& o = r.object(*ov, "/overrides", "{ \"plugin-id/hook-name\": { ... } }");
     for (const auto& kv : o)
       m.overrides.emplace_back(std::string(kv.key()),
-                               r.settings(kv.value(), "/overrides/" + token(kv.key())));
+                               r.settings(kv.value(), "/overrides/" + pointer_token(kv.key())));
   }
   return m;
 }
