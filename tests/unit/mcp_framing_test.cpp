@@ -2,8 +2,8 @@
 // and partial input.
 #include "test_support.hpp"
 
-#include "../../host/src/mcp/framing.hpp"
-#include "../../host/src/mcp/jsonrpc.hpp"
+#include "framing.hpp"
+#include "jsonrpc.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

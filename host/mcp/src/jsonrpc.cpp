@@ -1,6 +1,6 @@
 #include "jsonrpc.hpp"
 
-#include "../json_util.hpp"
+#include <toolgate/json.hpp>
 
 #include <boost/json/serialize.hpp>
 
@@ -85,7 +85,7 @@ Message classify(json::value v) {
 
 Message parse_message(std::string_view text, std::size_t max_depth) {
   std::string why;
-  auto v = detail::parse_untrusted(text, max_depth, &why);
+  auto v = parse_untrusted(text, max_depth, &why);
   if (!v) return invalid("parse error: " + why, rpc_error::parse_error);
   return classify(std::move(*v));
 }

@@ -1,4 +1,6 @@
-#include "gateway.hpp"
+#include <toolgate/mcp/gateway.hpp>
+
+#include "framing.hpp"
 
 #include "id_map.hpp"
 #include "jsonrpc.hpp"

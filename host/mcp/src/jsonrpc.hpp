@@ -38,9 +38,12 @@ struct Message {
   const boost::json::object& params() const;
 };
 
-// Parses one line.  Never throws: malformed JSON, batches (MCP 2025-06-18
-// removed them), a wrong "jsonrpc", a bad id or a message that is neither a
-// request, a notification nor a response come back as Kind::invalid.
+// Parses one line with the engine's strict parser (toolgate/json.hpp: an
+// object repeating a key is refused, so the gateway and the server cannot
+// read two different messages out of one text).  Never throws: malformed
+// JSON, a duplicate key, batches (MCP 2025-06-18 removed them), a wrong
+// "jsonrpc", a bad id or a message that is neither a request, a
+// notification nor a response come back as Kind::invalid.
 Message parse_message(std::string_view text, std::size_t max_depth = max_message_depth);
 
 // Classifies an already parsed value.
