@@ -46,6 +46,12 @@ std::string id_key(const json::value& id) {
   return "n" + json::serialize(id);
 }
 
+std::string text_of(const json::value& v) { return json::serialize(v); }
+
+std::string id_in_use_text(const json::value& id) {
+  return "request id " + text_of(id) + " is already in use by a pending request";
+}
+
 Message classify(json::value v) {
   if (v.is_array())
     return invalid("JSON-RPC batches are not supported (MCP 2025-06-18 removed them)",

@@ -55,6 +55,12 @@ bool valid_id(const boost::json::value& id);
 // A stable key for an id, distinguishing 1 from "1".
 std::string id_key(const boost::json::value& id);
 
+// Compact JSON text of a value, for logs and error messages.
+std::string text_of(const boost::json::value& v);
+
+// The error for a request whose id its sender is still waiting on.
+std::string id_in_use_text(const boost::json::value& id);
+
 boost::json::object make_request(boost::json::value id, std::string_view method,
                                  boost::json::object params);
 boost::json::object make_notification(std::string_view method, boost::json::object params);

@@ -3,7 +3,7 @@
 //
 // Threads: the caller of run() reads the client; one thread reads the
 // server; tool calls run on a pool of workers (many in flight).  Requests in
-// both directions get fresh ids from the gateway (src/id_map.hpp), so its own
+// both directions get fresh ids from the gateway (src/peer.hpp), so its own
 // requests (forwarded tools/call, elicitation, tools/list refreshes) never
 // collide with the peers'.
 #pragma once
