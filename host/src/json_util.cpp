@@ -197,16 +197,6 @@ JsonScan scan_json(const json::value& root, std::size_t stop_after) {
   return r;
 }
 
-std::optional<json::value> parse_untrusted(std::string_view text, std::size_t max_depth,
-                                           std::string* why) {
-  StrictJsonOptions opt;
-  opt.max_depth = max_depth;
-  StrictJsonError error;
-  auto v = parse_strict(text, opt, &error);
-  if (!v && why) *why = (error.duplicate_key ? "invalid JSON: " : "invalid JSON ") + error.message;
-  return v;
-}
-
 std::string check_content_block(const json::value& block) {
   const auto* o = block.if_object();
   if (!o) return "a content block must be an object";
@@ -236,3 +226,17 @@ std::string check_content_block(const json::value& block) {
 }
 
 }  // namespace toolgate::detail
+
+namespace toolgate {
+
+std::optional<boost::json::value> parse_untrusted(std::string_view text, std::size_t max_depth,
+                                                  std::string* why) {
+  detail::StrictJsonOptions opt;
+  opt.max_depth = max_depth;
+  detail::StrictJsonError error;
+  auto v = detail::parse_strict(text, opt, &error);
+  if (!v && why) *why = (error.duplicate_key ? "invalid JSON: " : "invalid JSON ") + error.message;
+  return v;
+}
+
+}  // namespace toolgate

@@ -1,6 +1,8 @@
 // json_util.hpp -- small JSON checks shared by normalization and call parsing.
 #pragma once
 
+#include <toolgate/json.hpp>
+
 #include <boost/json/value.hpp>
 
 #include <cstddef>
@@ -30,11 +32,11 @@ struct JsonScan {
 };
 JsonScan scan_json(const boost::json::value& v, std::size_t stop_after);
 
-// Parses untrusted JSON text with a nesting limit; nullopt and a message
-// saying what and where on failure.  Invalid UTF-8 is rejected by the
-// parser, and so is an object with a duplicate key (strict_json.hpp).
-std::optional<boost::json::value> parse_untrusted(std::string_view text, std::size_t max_depth,
-                                                  std::string* why);
+// Parses untrusted JSON text with a nesting limit (strict_json.hpp: a
+// duplicate key is refused).  Public (toolgate/json.hpp) so that the MCP
+// gateway, built on the embedding API alone, parses with it too; the
+// engine's own callers keep calling it detail::parse_untrusted.
+using toolgate::parse_untrusted;
 
 // Checks one MCP content block; returns the problem or an empty string.
 std::string check_content_block(const boost::json::value& block);

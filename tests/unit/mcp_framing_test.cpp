@@ -2,8 +2,8 @@
 // and partial input.
 #include "test_support.hpp"
 
-#include "../../host/src/mcp/framing.hpp"
-#include "../../host/src/mcp/jsonrpc.hpp"
+#include "framing.hpp"
+#include "jsonrpc.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -110,6 +110,23 @@ TEST(McpJsonRpc, MalformedInputIsAnErrorNeverAThrow) {
     EXPECT_EQ(m.kind, Message::Kind::invalid) << c.text.substr(0, 80);
     EXPECT_EQ(m.error_code, c.code) << c.text.substr(0, 80);
     EXPECT_FALSE(m.problem.empty());
+  }
+}
+
+// The gateway and the server must read the same message out of one text:
+// a repeated key, at the top or deep in the arguments, is refused.
+TEST(McpJsonRpc, ADuplicateKeyIsRefusedNamingIt) {
+  for (
+      std::string_view text : {
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","method":"ping"})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call",)"
+          R"("params":{"name":"w","arguments":{"path":"/ok","path":"/etc/passwd"}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","n\u0061me":"b"}})",
+      }) {
+    auto m = parse_message(text);
+    EXPECT_EQ(m.kind, Message::Kind::invalid) << text;
+    EXPECT_EQ(m.error_code, rpc_error::parse_error) << text;
+    EXPECT_NE(m.problem.find("duplicate key"), std::string::npos) << m.problem;
   }
 }
 

@@ -2,7 +2,7 @@
 // confused between peers' ids.
 #include "test_support.hpp"
 
-#include "../../host/src/mcp/id_map.hpp"
+#include "id_map.hpp"
 
 #include <set>
 #include <thread>

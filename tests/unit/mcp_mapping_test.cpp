@@ -2,7 +2,7 @@
 // through a real Host (guards, failures, structured values).
 #include "test_support.hpp"
 
-#include "../../host/src/mcp/tool_mapping.hpp"
+#include "tool_mapping.hpp"
 
 using namespace tgtest;
 using namespace toolgate::mcp;

@@ -9,8 +9,8 @@
 // or a manifest did not load, 2 on a usage error.
 #include "options.hpp"
 
-#include "../mcp/child_process.hpp"
-#include "../mcp/gateway.hpp"
+#include <toolgate/mcp/child_process.hpp>
+#include <toolgate/mcp/gateway.hpp>
 
 #include <spdlog/spdlog.h>
 

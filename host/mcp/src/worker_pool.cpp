@@ -26,7 +26,7 @@ void WorkerPool::loop() {
   }
 }
 
-void WorkerPool::shutdown() {
+std::vector<std::thread> WorkerPool::stop() {
   std::vector<std::thread> threads;
   {
     std::lock_guard lock(mutex_);
@@ -34,18 +34,15 @@ void WorkerPool::shutdown() {
     threads.swap(threads_);
   }
   cv_.notify_all();
-  for (auto& t : threads) t.join();
+  return threads;
+}
+
+void WorkerPool::shutdown() {
+  for (auto& t : stop()) t.join();
 }
 
 void WorkerPool::abandon() {
-  std::vector<std::thread> threads;
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-    threads.swap(threads_);
-  }
-  cv_.notify_all();
-  for (auto& t : threads) t.detach();
+  for (auto& t : stop()) t.detach();
 }
 
 }  // namespace toolgate::mcp

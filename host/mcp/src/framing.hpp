@@ -19,8 +19,6 @@
 
 namespace toolgate::mcp {
 
-inline constexpr std::size_t default_max_message_bytes = 16u << 20;
-
 struct Frame {
   enum class Kind { message, oversize } kind = Kind::message;
   std::string text;       // the line without its '\n' (and without a trailing '\r')
@@ -32,7 +30,7 @@ struct Frame {
 // Splits a byte stream into frames.  Blank lines are skipped.
 class LineSplitter {
  public:
-  explicit LineSplitter(std::size_t max_bytes = default_max_message_bytes) : max_(max_bytes) {}
+  explicit LineSplitter(std::size_t max_bytes) : max_(max_bytes) {}
   // Appends every frame completed by `bytes` to `out`.
   void feed(std::string_view bytes, std::vector<Frame>& out);
   // At end of stream: the last line if it had no newline (a partial
@@ -48,7 +46,7 @@ class LineSplitter {
   EnvelopeScanner scanner_;    // over the oversize line
 };
 
-// Reads frames from a file descriptor.  close_wake() (any thread) makes a
+// Reads frames from a file descriptor.  wake() (any thread) makes a
 // blocked next() return end-of-stream.
 class LineReader {
  public:

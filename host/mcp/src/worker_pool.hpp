@@ -32,6 +32,8 @@ class WorkerPool {
 
  private:
   void loop();
+  // Tells the threads to stop once the queue is empty; hands them over.
+  std::vector<std::thread> stop();
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;

@@ -1,6 +1,6 @@
 #include "jsonrpc.hpp"
 
-#include "../json_util.hpp"
+#include <toolgate/json.hpp>
 
 #include <boost/json/serialize.hpp>
 
@@ -46,6 +46,12 @@ std::string id_key(const json::value& id) {
   return "n" + json::serialize(id);
 }
 
+std::string text_of(const json::value& v) { return json::serialize(v); }
+
+std::string id_in_use_text(const json::value& id) {
+  return "request id " + text_of(id) + " is already in use by a pending request";
+}
+
 Message classify(json::value v) {
   if (v.is_array())
     return invalid("JSON-RPC batches are not supported (MCP 2025-06-18 removed them)",
@@ -85,7 +91,7 @@ Message classify(json::value v) {
 
 Message parse_message(std::string_view text, std::size_t max_depth) {
   std::string why;
-  auto v = detail::parse_untrusted(text, max_depth, &why);
+  auto v = parse_untrusted(text, max_depth, &why);
   if (!v) return invalid("parse error: " + why, rpc_error::parse_error);
   return classify(std::move(*v));
 }

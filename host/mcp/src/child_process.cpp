@@ -1,4 +1,4 @@
-#include "child_process.hpp"
+#include <toolgate/mcp/child_process.hpp>
 
 #include <fcntl.h>
 #include <spawn.h>

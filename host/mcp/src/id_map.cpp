@@ -6,20 +6,15 @@ namespace toolgate::mcp {
 
 namespace json = boost::json;
 
-void ResponseSlot::deliver(json::object response) {
-  {
-    std::lock_guard lock(mutex_);
-    if (done_) return;
-    response_ = std::move(response);
-    done_ = true;
-  }
-  cv_.notify_all();
-}
+void ResponseSlot::deliver(json::object response) { complete(std::move(response), {}); }
 
-void ResponseSlot::fail(std::string why) {
+void ResponseSlot::fail(std::string why) { complete(std::nullopt, std::move(why)); }
+
+void ResponseSlot::complete(std::optional<json::object> response, std::string why) {
   {
     std::lock_guard lock(mutex_);
-    if (done_) return;
+    if (done_) return;  // the first completion wins
+    response_ = std::move(response);
     failure_ = std::move(why);
     done_ = true;
   }

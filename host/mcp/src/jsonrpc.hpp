@@ -38,9 +38,12 @@ struct Message {
   const boost::json::object& params() const;
 };
 
-// Parses one line.  Never throws: malformed JSON, batches (MCP 2025-06-18
-// removed them), a wrong "jsonrpc", a bad id or a message that is neither a
-// request, a notification nor a response come back as Kind::invalid.
+// Parses one line with the engine's strict parser (toolgate/json.hpp: an
+// object repeating a key is refused, so the gateway and the server cannot
+// read two different messages out of one text).  Never throws: malformed
+// JSON, a duplicate key, batches (MCP 2025-06-18 removed them), a wrong
+// "jsonrpc", a bad id or a message that is neither a request, a
+// notification nor a response come back as Kind::invalid.
 Message parse_message(std::string_view text, std::size_t max_depth = max_message_depth);
 
 // Classifies an already parsed value.
@@ -51,6 +54,12 @@ bool valid_id(const boost::json::value& id);
 
 // A stable key for an id, distinguishing 1 from "1".
 std::string id_key(const boost::json::value& id);
+
+// Compact JSON text of a value, for logs and error messages.
+std::string text_of(const boost::json::value& v);
+
+// The error for a request whose id its sender is still waiting on.
+std::string id_in_use_text(const boost::json::value& id);
 
 boost::json::object make_request(boost::json::value id, std::string_view method,
                                  boost::json::object params);

@@ -3,15 +3,13 @@
 //
 // Threads: the caller of run() reads the client; one thread reads the
 // server; tool calls run on a pool of workers (many in flight).  Requests in
-// both directions get fresh ids from the gateway (id_map.hpp), so its own
+// both directions get fresh ids from the gateway (src/peer.hpp), so its own
 // requests (forwarded tools/call, elicitation, tools/list refreshes) never
 // collide with the peers'.
 #pragma once
 
-#include "child_process.hpp"
-#include "framing.hpp"
-
 #include <toolgate/host.hpp>
+#include <toolgate/mcp/child_process.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -21,7 +19,8 @@
 namespace toolgate::mcp {
 
 struct GatewayOptions {
-  std::size_t max_message_bytes = default_max_message_bytes;
+  // Longer lines from either peer are dropped whole and answered -32700.
+  std::size_t max_message_bytes = std::size_t{16} << 20;
   std::size_t max_calls_in_flight = 64;  // worker threads; more calls queue
   // When the client closes its input: how long the server gets to exit
   // after its stdin is closed, then after SIGTERM, before SIGKILL.

@@ -44,6 +44,8 @@ class ResponseSlot {
   const std::string& failure() const { return failure_; }
 
  private:
+  void complete(std::optional<boost::json::object> response, std::string why);
+
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   bool done_ = false;

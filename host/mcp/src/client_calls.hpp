@@ -1,0 +1,69 @@
+// client_calls.hpp -- the client's tools/call requests in flight.
+//
+// Each runs Host::call on a worker; the table finds it by the client's id
+// (a notifications/cancelled) and by its call id (the tool body and the
+// approver, which only see the call's identity), and lets shutdown cancel
+// every call and wait for them to end.
+#pragma once
+
+#include "peer.hpp"
+
+#include <toolgate/signal.hpp>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+namespace toolgate::mcp {
+
+// One tools/call from the client, from arrival until its response.
+struct ClientCall {
+  boost::json::value client_id;
+  std::string call_id;
+  std::string tool;
+  boost::json::value arguments;
+  boost::json::object params;  // the client's params (its _meta travels on)
+  std::shared_ptr<Signal> signal = Signal::make();
+  std::atomic<bool> client_cancelled{false};
+  SlotWaker waiting;  // what the gateway waits on for this call
+
+  // Fires the signal and wakes every wait of this call at once.
+  void cancel() {
+    signal->cancel();
+    waiting.poke_all();
+  }
+};
+
+class ClientCalls {
+ public:
+  // false when a call with the same client id is still running.
+  bool add(const std::shared_ptr<ClientCall>& call);
+  // The call ended: it leaves the table.
+  void finish(const ClientCall& call);
+  std::shared_ptr<ClientCall> by_client_id(const boost::json::value& id);
+  std::shared_ptr<ClientCall> by_call_id(const std::string& call_id);
+
+  void cancel_all();
+  // Whether every call has ended within `timeout`.
+  bool wait_drained(std::chrono::milliseconds timeout);
+  // How many calls are still running, and the first `most` of them as
+  // `tool "T" (call C)`, comma-separated.
+  std::pair<std::size_t, std::string> still_running(std::size_t most);
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable drained_;
+  std::unordered_map<std::string, std::shared_ptr<ClientCall>> by_client_id_;  // id_key
+  std::unordered_map<std::string, std::shared_ptr<ClientCall>> by_call_id_;
+};
+
+}  // namespace toolgate::mcp

@@ -1,0 +1,334 @@
+#include <toolgate/mcp/gateway.hpp>
+
+#include "client_calls.hpp"
+#include "elicitation.hpp"
+#include "jsonrpc.hpp"
+#include "peer.hpp"
+#include "server_tools.hpp"
+#include "tool_mapping.hpp"
+#include "worker_pool.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <csignal>
+#include <mutex>
+#include <thread>
+
+namespace toolgate::mcp {
+
+namespace json = boost::json;
+
+namespace {
+constexpr std::string_view client_gone_text = "the MCP client has gone";
+}  // namespace
+
+// The gateway's own part: what it does with the peers' messages (the relay
+// itself is Peer's), the tool body, the approver, and the lifetime.
+struct Gateway::Impl final : PeerHandler {
+  Impl(Host& h, int client_in, int client_out, ChildProcess& s, GatewayOptions o)
+      : host(h),
+        server_process(s),
+        opt(std::move(o)),
+        client("the client", client_in, client_out, opt.max_message_bytes, opt.signal_check),
+        server("the MCP server", s.stdout_fd(), s.stdin_fd(), opt.max_message_bytes,
+               opt.signal_check),
+        tools(h, [this](const ToolContext& c) { return forward_call(c); }),
+        pool(opt.max_calls_in_flight) {
+    client.connect(server, *this);
+    server.connect(client, *this);
+  }
+
+  Host& host;
+  ChildProcess& server_process;
+  GatewayOptions opt;
+  Peer client;
+  Peer server;
+  ClientCalls calls;
+  ServerTools tools;
+  WorkerPool pool;
+  std::thread server_thread;
+
+  std::atomic<bool> client_elicits{false};
+  std::atomic<bool> shutting_down{false};
+  std::atomic<std::uint64_t> call_counter{0};
+  mutable std::mutex state_mutex;
+  std::string protocol_version;  // as the server answered initialize
+  std::string abandoned;         // calls given up on at shutdown (drain_workers)
+
+  std::string version() const {
+    std::lock_guard lock(state_mutex);
+    return protocol_version;
+  }
+  std::string abandoned_text() const {
+    std::lock_guard lock(state_mutex);
+    return abandoned;
+  }
+
+  // ---- what the gateway does with the peers' messages ------------------------------
+  bool take_request(Peer& from, Message& m, json::object& note) override {
+    if (&from != &client) return false;
+    const auto method = m.method();
+    if (method == "tools/call") {
+      on_client_call(m);
+      return true;
+    }
+    if (method == "initialize") client_elicits = client_can_elicit_forms(m.params());
+    if (method == "tools/list") note["had_cursor"] = m.params().contains("cursor");
+    if (calls.by_client_id(m.id())) {
+      client.reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
+      return true;
+    }
+    return false;
+  }
+
+  bool take_notification(Peer& from, Message& m) override {
+    if (&from == &server) {
+      if (m.method() == "notifications/tools/list_changed") tools.mark_stale();
+      return false;
+    }
+    if (m.method() != "notifications/cancelled") return false;
+    const auto* rid = m.params().if_contains("requestId");
+    auto call = rid ? calls.by_client_id(*rid) : nullptr;
+    if (!call) return false;
+    // The tool body tells the server (with its own request id).
+    call->client_cancelled = true;
+    call->cancel();
+    return true;
+  }
+
+  void saw_result(Peer& from, const PendingRequest& request, const json::object& r) override {
+    if (&from != &server) return;
+    if (request.method == "tools/list") {
+      const auto* had_cursor = request.note.if_contains("had_cursor");
+      tools.on_list_result(r, had_cursor && had_cursor->as_bool());
+    } else if (request.method == "initialize") {
+      if (const auto* v = r.if_contains("protocolVersion"); v && v->is_string()) {
+        std::string ver(v->get_string());
+        if (ver != "2025-06-18" && ver != "2025-11-25")
+          spdlog::warn(
+              "the MCP server chose protocol version {}; toolgate mcp is built for "
+              "2025-06-18 and 2025-11-25",
+              ver);
+        std::lock_guard lock(state_mutex);
+        protocol_version = std::move(ver);
+      }
+    }
+  }
+
+  void write_failed(Peer& to) override {
+    if (&to == &client && client.set_gone(std::string(client_gone_text))) {
+      spdlog::warn("cannot write to the client (its end is closed); shutting down");
+      client.wake();
+    }
+  }
+
+  bool keep_reading(const Peer& from) override {
+    // The server is read until it closes its output: calls still running
+    // after the client has gone need its answers.
+    return &from == &server || !(client.gone() || server.gone());
+  }
+
+  // ---- a client's tools/call: the pipeline on a worker ------------------------------
+  void on_client_call(Message& m) {
+    const auto& p = m.params();
+    const auto* name = p.if_contains("name");
+    if (!name || !name->is_string() || name->get_string().empty())
+      return client.reply_error(m.id(), rpc_error::invalid_params,
+                                "tools/call needs a string \"name\"");
+    auto call = std::make_shared<ClientCall>();
+    call->client_id = m.id();
+    call->tool = std::string(name->get_string());
+    const auto* args = p.if_contains("arguments");
+    call->arguments = args ? *args : json::value(json::object{});
+    call->params = p;
+    call->call_id = opt.session_id + "-" + std::to_string(++call_counter);
+    if (server.ids().find_forwarded(call->client_id) || !calls.add(call))
+      return client.reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
+    pool.submit([this, call] { run_call(call); });
+  }
+
+  void run_call(const std::shared_ptr<ClientCall>& call) {
+    json::object response;
+    try {
+      tools.ensure(call->tool, server, *call->signal, &call->waiting);
+      if (auto clash = tools.clash_for(call->tool)) {
+        response = make_error(call->client_id, rpc_error::invalid_params, *clash);
+      } else {
+        std::vector<ToolCall> batch;
+        batch.push_back(ToolCall{
+            {call->call_id, call->tool, opt.session_id, ""}, call->arguments, call->signal});
+        // A batch of one: its contexts come back with it (see add_contexts).
+        BatchResult b = host.call_batch(std::move(batch));
+        json::object result = call_result_from(b.results.at(0));
+        add_contexts(result, b.additional_contexts);
+        response = make_result(call->client_id, std::move(result));
+      }
+    } catch (const std::exception& e) {
+      response = make_error(call->client_id, rpc_error::internal_error,
+                            std::string("toolgate failed to run the call: ") + e.what());
+    }
+    calls.finish(*call);
+    // A request the client cancelled gets no response (MCP cancellation).
+    if (!call->client_cancelled) client.send(response);
+  }
+
+  // The tool body of every server tool: the final arguments to the server.
+  ToolOutput forward_call(const ToolContext& ctx) {
+    const auto& name = ctx.call.identity.tool;
+    auto call = calls.by_call_id(ctx.call.identity.call_id);
+    json::object params;
+    if (call) params = call->params;
+    // Task-augmented execution (2025-11-25) would answer with a task, not a
+    // CallToolResult: the gateway runs every call to completion.
+    params.erase("task");
+    params["name"] = name;
+    params["arguments"] = ctx.call.arguments;
+    auto a = server.request_and_wait("tools/call", std::move(params), *ctx.signal,
+                                     call ? &call->waiting : nullptr);
+    switch (a.end) {
+      case Answer::End::answered: {
+        const auto& r = a.response();
+        if (const auto* e = r.if_contains("error")) return output_from_rpc_error(*e, name);
+        return output_from_call_result(r.at("result"), name);
+      }
+      case Answer::End::failed:
+        return ToolOutput::failure(a.failure() + " before answering tools/call for " + name);
+      case Answer::End::signalled: {
+        const bool timed_out = ctx.signal->state() == SignalState::timed_out;
+        return ToolOutput::failure(
+            name + ": " + cancel_reason(*ctx.signal) + " while the MCP server was running it",
+            std::string(timed_out ? error_code::timeout : error_code::cancelled));
+      }
+      case Answer::End::unsent:
+        break;
+    }
+    return ToolOutput::failure(server.unwritable() + "; tool " + name + " did not run");
+  }
+
+  // The Host's approver: elicitation/create to the client.
+  ApprovalAnswer approve(const ApprovalRequest& r) {
+    if (!client_elicits) return ApprovalAnswer::unavailable;
+    auto call = calls.by_call_id(r.identity.call_id);
+    auto signal = call ? call->signal : Signal::make();
+    auto a = client.request_and_wait("elicitation/create", elicitation_params(r, version()),
+                                     *signal, call ? &call->waiting : nullptr);
+    switch (a.end) {
+      case Answer::End::answered:
+        return approval_from_response(a.response());
+      case Answer::End::failed:     // the client has gone
+      case Answer::End::signalled:  // the call was cancelled; the client was told
+        return ApprovalAnswer::cancelled;
+      case Answer::End::unsent:
+        break;
+    }
+    return ApprovalAnswer::unavailable;
+  }
+
+  // ---- lifetime ---------------------------------------------------------------------
+  void read_server() {
+    server.read_loop();
+    if (shutting_down) return;
+    // The server closed its output: it exited (or will be made to).
+    auto st = server_process.wait_for(std::chrono::milliseconds(500));
+    if (!st) {
+      server_process.send_signal(SIGKILL);
+      st = server_process.wait_for(std::chrono::milliseconds(2000));
+    }
+    server.set_gone("the MCP server " +
+                    (st ? ChildProcess::describe(*st) : std::string("closed its output")));
+    server.stop_writing();
+    server.fail_pending(server.gone_reason());
+    client.wake();
+  }
+
+  void stop_server() {
+    shutting_down = true;
+    server.shut_output();  // no write is in progress after this, and none follows
+    server_process.close_stdin();
+    auto st = server_process.wait_for(opt.shutdown_grace);
+    if (!st) {
+      spdlog::info("the MCP server did not exit after its input closed; sending SIGTERM");
+      server_process.send_signal(SIGTERM);
+      st = server_process.wait_for(opt.terminate_grace);
+    }
+    if (!st) {
+      spdlog::warn("the MCP server ignored SIGTERM; sending SIGKILL");
+      server_process.send_signal(SIGKILL);
+      server_process.wait_for(std::chrono::milliseconds(5000));
+    }
+    server.wake();  // a grandchild may still hold its output open
+  }
+
+  // Joins the workers once every call has ended, or gives up on them after
+  // call_drain_grace (a hook looping forever); false when it gave up.
+  bool drain_workers() {
+    if (calls.wait_drained(opt.call_drain_grace)) {
+      pool.shutdown();
+      return true;
+    }
+    const auto [n, list] = calls.still_running(8);
+    {
+      std::lock_guard lock(state_mutex);
+      abandoned = std::to_string(n) + " call(s) still running " +
+                  std::to_string(opt.call_drain_grace.count()) +
+                  " ms after they were cancelled at shutdown: " + list +
+                  "; a hook or tool body that never returns cannot be interrupted in process, so "
+                  "the gateway stops without it (fix the hook: check its signal, bound its work)";
+    }
+    spdlog::error("{}", abandoned_text());
+    pool.abandon();
+    return false;
+  }
+
+  int run() {
+    host.set_approver([this](const ApprovalRequest& r) { return approve(r); });
+    server_thread = std::thread([this] { read_server(); });
+    client.read_loop();
+    int status = 0;
+    if (server.gone()) {
+      // Calls waiting on the server have failed; let them answer the client.
+      calls.wait_drained(std::chrono::milliseconds(2000));
+      calls.cancel_all();
+      drain_workers();
+      status = 1;
+    } else {
+      // The client closed its input (or its output broke): nothing more can
+      // be asked of it.  Calls in flight are cancelled (the server is told),
+      // then the server is shut down the way MCP's stdio transport says.
+      client.set_gone(std::string(client_gone_text));
+      client.fail_pending(std::string(client_gone_text));
+      calls.cancel_all();
+      const bool drained = drain_workers();
+      stop_server();
+      if (!drained) status = 1;
+    }
+    server_thread.join();
+    return status;
+  }
+};
+
+Gateway::Gateway(Host& host, int client_in, int client_out, ChildProcess& server,
+                 GatewayOptions options)
+    : impl_(std::make_unique<Impl>(host, client_in, client_out, server, std::move(options))) {}
+
+Gateway::~Gateway() {
+  if (impl_->server_thread.joinable()) {
+    impl_->shutting_down = true;
+    impl_->server.wake();
+    impl_->server_thread.join();
+  }
+}
+
+int Gateway::run() { return impl_->run(); }
+
+std::string Gateway::exit_reason() const {
+  std::string why = impl_->server.gone() ? impl_->server.gone_reason() : "";
+  if (auto stuck = impl_->abandoned_text(); !stuck.empty())
+    why += (why.empty() ? "" : "; ") + stuck;
+  return why;
+}
+
+bool Gateway::abandoned_calls() const { return !impl_->abandoned_text().empty(); }
+
+}  // namespace toolgate::mcp

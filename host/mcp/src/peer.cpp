@@ -1,0 +1,234 @@
+#include "peer.hpp"
+
+#include "envelope_scanner.hpp"
+
+#include <spdlog/spdlog.h>
+#include <boost/json/serialize.hpp>
+
+namespace toolgate::mcp {
+
+namespace json = boost::json;
+
+namespace {
+
+std::optional<json::value> answer_id_of(std::string_view text) {
+  EnvelopeScanner scanner;
+  scanner.feed(text);
+  return scanner.answer_id();
+}
+
+}  // namespace
+
+std::string cancel_reason(const Signal& signal) {
+  return signal.state() == SignalState::timed_out ? "the call's deadline passed"
+                                                  : "the call was cancelled";
+}
+
+// ---- SlotWaker ---------------------------------------------------------------------------
+
+void SlotWaker::add(const std::shared_ptr<ResponseSlot>& slot) {
+  std::lock_guard lock(mutex_);
+  slots_.push_back(slot);
+}
+
+void SlotWaker::remove(const std::shared_ptr<ResponseSlot>& slot) {
+  std::lock_guard lock(mutex_);
+  std::erase(slots_, slot);
+}
+
+void SlotWaker::poke_all() {
+  std::lock_guard lock(mutex_);
+  for (auto& s : slots_) s->poke();
+}
+
+// ---- Peer: state and writing --------------------------------------------------------------
+
+Peer::Peer(std::string name, int in_fd, int out_fd, std::size_t max_message_bytes,
+           std::chrono::milliseconds signal_check)
+    : name_(std::move(name)),
+      max_message_bytes_(max_message_bytes),
+      signal_check_(signal_check),
+      reader_(in_fd, max_message_bytes),
+      writer_(out_fd) {}
+
+void Peer::connect(Peer& other, PeerHandler& handler) {
+  other_ = &other;
+  handler_ = &handler;
+}
+
+bool Peer::send(const json::object& message) {
+  if (writes_stopped_) return false;
+  if (writer_.write(json::serialize(message))) return true;
+  if (!write_failed_.exchange(true)) handler_->write_failed(*this);
+  return false;
+}
+
+void Peer::reply_error(const json::value& id, std::int64_t code, std::string_view message) {
+  send(make_error(id, code, message));
+}
+
+bool Peer::set_gone(std::string why) {
+  std::lock_guard lock(mutex_);
+  if (gone_) return false;
+  gone_reason_ = std::move(why);
+  gone_ = true;
+  return true;
+}
+
+std::string Peer::gone_reason() const {
+  std::lock_guard lock(mutex_);
+  return gone_reason_;
+}
+
+std::string Peer::unwritable() const { return gone_ ? gone_reason() : "cannot write to " + name_; }
+
+void Peer::fail_pending(const std::string& why) {
+  for (auto& p : ids_.take_all()) {
+    if (p.kind == PendingRequest::Kind::own)
+      p.slot->fail(why);
+    else
+      other_->reply_error(p.peer_id, rpc_error::internal_error, why);
+  }
+}
+
+// ---- the gateway's own requests ------------------------------------------------------------
+
+Answer Peer::request_and_wait(std::string_view method, json::object params, const Signal& signal,
+                              SlotWaker* waker) {
+  Answer a;
+  if (gone_) return a;
+  a.slot = std::make_shared<ResponseSlot>();
+  const auto id = ids_.add_own(std::string(method), a.slot);
+  if (waker) waker->add(a.slot);
+  struct Unregister {
+    SlotWaker* waker;
+    std::shared_ptr<ResponseSlot> slot;
+    ~Unregister() {
+      if (waker) waker->remove(slot);
+    }
+  } unregister{waker, a.slot};
+  if (!send(make_request(id, method, std::move(params)))) {
+    ids_.erase(id);
+    return a;
+  }
+  while (true) {
+    if (a.slot->done()) {
+      a.end = a.slot->response() ? Answer::End::answered : Answer::End::failed;
+      return a;
+    }
+    if (signal.fired()) break;
+    auto until = Signal::Clock::now() + signal_check_;
+    if (auto d = signal.deadline(); d && *d < until) until = *d;
+    a.slot->wait_until(until);
+  }
+  ids_.erase(id);  // a late answer is dropped
+  send(make_notification("notifications/cancelled",
+                         {{"requestId", id}, {"reason", cancel_reason(signal)}}));
+  a.end = Answer::End::signalled;
+  return a;
+}
+
+// ---- reading and relaying ------------------------------------------------------------------
+
+void Peer::read_loop() {
+  while (auto f = reader_.next()) {
+    on_frame(*f);
+    if (!handler_->keep_reading(*this)) break;
+  }
+}
+
+void Peer::on_frame(Frame& f) {
+  if (f.kind == Frame::Kind::oversize) {
+    spdlog::warn("{} sent a message of {} bytes or more; the limit is {}", name_, f.bytes,
+                 max_message_bytes_);
+    const auto sizes = std::to_string(f.bytes) + " bytes or more";
+    reply_error(nullptr, rpc_error::parse_error,
+                "message too large: " + sizes + ", limit " + std::to_string(max_message_bytes_));
+    if (f.answer_id)
+      fail_unusable_answer(*f.answer_id, name_ + "'s answer was " + sizes + ", over the " +
+                                             std::to_string(max_message_bytes_) + "-byte limit");
+    return;
+  }
+  Message m = parse_message(f.text);
+  switch (m.kind) {
+    case Message::Kind::invalid:
+      spdlog::warn("invalid message from {}: {}", name_, m.problem);
+      reply_error(m.reply_id, m.error_code, m.problem);
+      if (auto id = answer_id_of(f.text))
+        fail_unusable_answer(*id, name_ + "'s answer is not valid: " + m.problem);
+      break;
+    case Message::Kind::request:
+      on_request(m);
+      break;
+    case Message::Kind::notification:
+      on_notification(m);
+      break;
+    case Message::Kind::response:
+      on_response(m);
+      break;
+  }
+}
+
+void Peer::fail_unusable_answer(const json::value& id, const std::string& why) {
+  spdlog::warn("{} (id {})", why, text_of(id));
+  Message m = classify(make_error(id, rpc_error::internal_error, why));
+  on_response(m);
+}
+
+void Peer::on_request(Message& m) {
+  json::object note;
+  if (handler_->take_request(*this, m, note)) return;
+  Peer& to = *other_;
+  if (to.gone()) return reply_error(m.id(), rpc_error::internal_error, to.gone_reason());
+  auto id = to.ids_.add_forwarded(m.id(), std::string(m.method()), std::move(note));
+  if (!id) return reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
+  json::value from_id = m.id();
+  m.body["id"] = *id;
+  if (!to.send(m.body)) {
+    to.ids_.erase(*id);
+    reply_error(from_id, rpc_error::internal_error, to.unwritable());
+  }
+}
+
+void Peer::on_notification(Message& m) {
+  // Only notifications pass: a request method sent without an id (a
+  // "tools/call" notification) would reach a peer that dispatches on the
+  // method without passing the pipeline.  JSON-RPC gives a notification no
+  // answer, so it is dropped and logged.
+  if (!m.method().starts_with("notifications/")) {
+    spdlog::warn(
+        "dropping a message from {}: \"{}\" sent as a notification (no \"id\"); "
+        "only notifications/* may be sent without an id",
+        name_, m.method());
+    return;
+  }
+  if (handler_->take_notification(*this, m)) return;
+  if (m.method() == "notifications/cancelled") {
+    // It names a request this peer sent, which the other peer knows by
+    // the id we gave it.
+    const auto* rid = m.params().if_contains("requestId");
+    if (!rid) return;
+    auto ours = other_->ids_.find_forwarded(*rid);
+    if (!ours) return;  // already answered: the race the spec allows
+    other_->ids_.erase(*ours);
+    m.body["params"].as_object()["requestId"] = *ours;
+  }
+  other_->send(m.body);
+}
+
+void Peer::on_response(Message& m) {
+  auto p = ids_.take(m.id());
+  if (!p) {
+    // A late answer to a request that was cancelled (or never ours).
+    spdlog::debug("dropping a response from {} to no pending request (id {})", name_,
+                  text_of(m.id()));
+    return;
+  }
+  if (p->kind == PendingRequest::Kind::own) return p->slot->deliver(std::move(m.body));
+  if (const auto* result = m.body.if_contains("result"); result && result->is_object())
+    handler_->saw_result(*this, *p, result->get_object());
+  m.body["id"] = p->peer_id;
+  other_->send(m.body);
+}
+
+}  // namespace toolgate::mcp

@@ -1,0 +1,162 @@
+// peer.hpp -- one side of the gateway: an MCP peer on a pair of descriptors.
+//
+// The gateway has two peers, the client (our stdin/stdout) and the server
+// (a child process), and relays between them the same way in both
+// directions: a Peer reads its messages, answers what it cannot read, gives
+// every request it sends a fresh id (its IdMap) and maps the answer back.
+// What the gateway does *itself* with a message -- a client's tools/call
+// runs the pipeline, a server's tools/list result registers tools -- it
+// decides in a PeerHandler, asked before anything is relayed.
+#pragma once
+
+#include "framing.hpp"
+#include "id_map.hpp"
+#include "jsonrpc.hpp"
+
+#include <toolgate/signal.hpp>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace toolgate::mcp {
+
+class Peer;
+
+// What the gateway does with a peer's messages before (or instead of)
+// relaying them to the other peer.  Called on the peer's reader thread,
+// except write_failed (any thread that sends).
+class PeerHandler {
+ public:
+  virtual ~PeerHandler() = default;
+  // A request from `from`.  true: the gateway answered it (or will) itself;
+  // false: it is relayed, and `note` travels with it to its answer.
+  virtual bool take_request(Peer& from, Message& m, boost::json::object& note) = 0;
+  // A notification (notifications/*) from `from`; true: consumed here.
+  virtual bool take_notification(Peer& from, Message& m) = 0;
+  // `from` answered a relayed request with a result object, which goes on
+  // to the other peer after this.
+  virtual void saw_result(Peer& from, const PendingRequest& request,
+                          const boost::json::object& result) = 0;
+  // The first write to `to` failed (its end is closed).
+  virtual void write_failed(Peer& to) = 0;
+  // Checked after each message from `from`: false ends its read loop.
+  virtual bool keep_reading(const Peer& from) = 0;
+};
+
+// Slots to wake when a signal they are waited on with fires: Signal has no
+// callbacks, so whoever fires it pokes the slots registered here.
+class SlotWaker {
+ public:
+  void add(const std::shared_ptr<ResponseSlot>& slot);
+  void remove(const std::shared_ptr<ResponseSlot>& slot);
+  void poke_all();
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<ResponseSlot>> slots_;
+};
+
+// Why the gateway gave up on a request it sent for a call whose signal
+// fired: "the call's deadline passed" or "the call was cancelled".
+std::string cancel_reason(const Signal& signal);
+
+// How one of the gateway's own requests ended (Peer::request_and_wait).
+struct Answer {
+  enum class End {
+    answered,   // response(): the peer's JSON-RPC response (a result or an error)
+    failed,     // failure(): no answer will come (the peer is gone)
+    signalled,  // the signal fired first; the peer was told (notifications/cancelled)
+    unsent,     // the peer is gone or cannot be written to; nothing was sent
+  } end = End::unsent;
+  std::shared_ptr<ResponseSlot> slot;
+
+  const boost::json::object& response() const { return *slot->response(); }
+  const std::string& failure() const { return slot->failure(); }
+};
+
+class Peer {
+ public:
+  // `name` is how logs and errors call it ("the client", "the MCP
+  // server").  Reads from `in_fd`, writes to `out_fd`; owns neither.
+  Peer(std::string name, int in_fd, int out_fd, std::size_t max_message_bytes,
+       std::chrono::milliseconds signal_check);
+  Peer(const Peer&) = delete;
+  Peer& operator=(const Peer&) = delete;
+
+  // Relays to `other`; `handler` sees every message first.  Before use.
+  void connect(Peer& other, PeerHandler& handler);
+
+  const std::string& name() const { return name_; }
+  IdMap& ids() { return ids_; }  // the requests sent to this peer
+
+  // Reads and handles messages until end of stream, wake(), or the
+  // handler's keep_reading() says stop.
+  void read_loop();
+  void wake() { reader_.wake(); }
+
+  bool send(const boost::json::object& message);
+  void reply_error(const boost::json::value& id, std::int64_t code, std::string_view message);
+
+  // Sends one of the gateway's own requests and waits for its answer,
+  // re-checking `signal` at least every signal_check (and at its
+  // deadline); a slot registered in `waker` is woken at once.  When the
+  // signal fires first, a late answer is dropped and the peer is told with
+  // notifications/cancelled.
+  Answer request_and_wait(std::string_view method, boost::json::object params, const Signal& signal,
+                          SlotWaker* waker = nullptr);
+
+  // Gone: nothing more can be asked of this peer (request_and_wait is
+  // unsent, requests relayed to it are answered with `why`).  The first
+  // call returns true and sets the reason.
+  bool set_gone(std::string why);
+  bool gone() const { return gone_; }
+  std::string gone_reason() const;
+  // Why a message could not be written: the reason it is gone, else that
+  // its end is closed.
+  std::string unwritable() const;
+  // Every pending request fails with `why`: the gateway's own see it in
+  // their slot, relayed ones are answered with an error to their sender.
+  void fail_pending(const std::string& why);
+  // Every later send fails at once, without waiting for a write in
+  // progress (the peer has exited).
+  void stop_writing() { writes_stopped_ = true; }
+  // Every later send fails; returns once no write is in progress, so the
+  // descriptor can then be closed.
+  void shut_output() { writer_.shut(); }
+
+ private:
+  void on_frame(Frame& f);
+  void on_request(Message& m);
+  void on_notification(Message& m);
+  void on_response(Message& m);
+  // An answer over the size limit or that does not parse still ends the
+  // request it answers (found by EnvelopeScanner): its originator gets a
+  // JSON-RPC error now instead of waiting for its deadline.
+  void fail_unusable_answer(const boost::json::value& id, const std::string& why);
+
+  std::string name_;
+  std::size_t max_message_bytes_;
+  std::chrono::milliseconds signal_check_;
+  LineReader reader_;
+  LineWriter writer_;
+  IdMap ids_;
+  Peer* other_ = nullptr;
+  PeerHandler* handler_ = nullptr;
+  std::atomic<bool> gone_{false};
+  std::atomic<bool> write_failed_{false};
+  std::atomic<bool> writes_stopped_{false};
+  mutable std::mutex mutex_;
+  std::string gone_reason_;
+};
+
+}  // namespace toolgate::mcp

@@ -1,0 +1,133 @@
+#include "server_tools.hpp"
+
+#include "jsonrpc.hpp"
+#include "tool_mapping.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <vector>
+
+namespace toolgate::mcp {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string clash_text(std::string_view tool, std::string_view plugin) {
+  return "the MCP server's tool \"" + std::string(tool) +
+         "\" has the same name as a tool of plugin \"" + std::string(plugin) +
+         "\"; toolgate serves neither: rename one, or disable the plugin";
+}
+
+}  // namespace
+
+void ServerTools::on_list_result(const json::object& result, bool had_cursor) {
+  const auto* next = result.if_contains("nextCursor");
+  const bool complete = !had_cursor && !(next && next->is_string());
+  const auto* tools = result.if_contains("tools");
+  register_tools(tools ? *tools : json::value(), complete);
+}
+
+void ServerTools::mark_stale() {
+  std::lock_guard lock(mutex_);
+  stale_ = true;
+}
+
+void ServerTools::ensure(const std::string& tool, Peer& server, const Signal& signal,
+                         SlotWaker* waker) {
+  auto need = [&] {
+    std::lock_guard lock(mutex_);
+    return stale_ || !known_.count(tool);
+  };
+  if (!need()) return;
+  std::lock_guard lock(refresh_mutex_);
+  if (need()) refresh(server, signal, waker);
+}
+
+std::optional<std::string> ServerTools::clash_for(std::string_view tool) {
+  std::lock_guard lock(mutex_);
+  auto it = clashing_.find(tool);
+  if (it == clashing_.end()) return std::nullopt;
+  return clash_text(tool, it->second);
+}
+
+void ServerTools::refresh(Peer& server, const Signal& signal, SlotWaker* waker) {
+  json::array all;
+  json::value cursor;
+  for (int page = 0; page < 1000; ++page) {
+    json::object params;
+    if (!cursor.is_null()) params["cursor"] = cursor;
+    auto answer = server.request_and_wait("tools/list", std::move(params), signal, waker);
+    if (answer.end != Answer::End::answered) return;
+    const auto& resp = answer.response();
+    const auto* result = resp.if_contains("result");
+    if (!result || !result->is_object()) {
+      spdlog::warn("the MCP server refused tools/list: {}", text_of(resp));
+      return;
+    }
+    if (const auto* t = result->get_object().if_contains("tools"); t && t->is_array())
+      for (const auto& x : t->get_array()) all.push_back(x);
+    const auto* next = result->get_object().if_contains("nextCursor");
+    if (!next || !next->is_string()) break;
+    cursor = *next;
+  }
+  register_tools(all, true);
+}
+
+void ServerTools::register_tools(const json::value& tools, bool complete) {
+  const auto* list = tools.if_array();
+  if (!list) {
+    spdlog::warn("the MCP server's tools/list result has no \"tools\" array");
+    return;
+  }
+  std::vector<ToolDefinition> defs;
+  std::set<std::string, std::less<>> names;
+  std::map<std::string, std::string, std::less<>> clashes;
+  const auto plugin_tools = tools_of_plugins();
+  for (const auto& t : *list) {
+    std::string why;
+    auto def = tool_definition(t, &why);
+    if (!def) {
+      spdlog::warn("ignoring a tool in the MCP server's tools/list: {}: {}", why, text_of(t));
+      continue;
+    }
+    if (!names.insert(def->name).second) {
+      spdlog::warn("the MCP server lists tool \"{}\" twice; keeping the first", def->name);
+      continue;
+    }
+    if (auto it = plugin_tools.find(def->name); it != plugin_tools.end()) {
+      spdlog::error("{}", clash_text(def->name, it->second));
+      clashes.emplace(def->name, it->second);
+      continue;
+    }
+    def->execute = body_;
+    defs.push_back(std::move(*def));
+  }
+  try {
+    host_.set_tools(std::move(defs), complete);
+  } catch (const std::exception& e) {
+    spdlog::error("cannot register the MCP server's tools: {}", e.what());
+    return;
+  }
+  std::lock_guard lock(mutex_);
+  if (complete) {
+    known_ = std::move(names);
+    clashing_ = std::move(clashes);
+    stale_ = false;
+  } else {
+    known_.merge(names);
+    clashing_.merge(clashes);
+  }
+}
+
+std::map<std::string, std::string, std::less<>> ServerTools::tools_of_plugins() const {
+  std::map<std::string, std::string, std::less<>> out;
+  const auto d = host_.describe();
+  if (const auto* owners = d.if_contains("tool_owners"); owners && owners->is_object())
+    for (const auto& [name, owner] : owners->get_object())
+      if (owner.is_string() && owner.get_string() != "host")
+        out.emplace(std::string(name), std::string(owner.get_string()));
+  return out;
+}
+
+}  // namespace toolgate::mcp

@@ -1,0 +1,61 @@
+// server_tools.hpp -- the MCP server's tools, registered in the Host.
+//
+// They come from tools/list results: the client's as they pass (a complete
+// list -- no cursor in, none out -- replaces the set; pages add to it), or
+// the gateway's own when a call names a tool not seen yet or the server
+// said notifications/tools/list_changed.  A server tool whose name a
+// plugin's tool also has is not registered: calls to it are refused naming
+// both (a plugin tool used to shadow the server's silently).
+#pragma once
+
+#include "peer.hpp"
+
+#include <toolgate/host.hpp>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace toolgate::mcp {
+
+class ServerTools {
+ public:
+  using Body = std::function<ToolOutput(const ToolContext&)>;
+  // Registers tools in `host`, each running `body` (which forwards the
+  // call to the server).
+  ServerTools(Host& host, Body body) : host_(host), body_(std::move(body)) {}
+
+  // A tools/list result the client asked for, with or without a cursor.
+  void on_list_result(const boost::json::object& result, bool had_cursor);
+  // notifications/tools/list_changed: the next call lists them again.
+  void mark_stale();
+  // Before a call of `tool`: when it was not seen listed or the list
+  // changed, lists every page from `server` first (one refresh at a time).
+  void ensure(const std::string& tool, Peer& server, const Signal& signal, SlotWaker* waker);
+  // The refusal for a call of a server tool a plugin tool clashes with.
+  std::optional<std::string> clash_for(std::string_view tool);
+
+ private:
+  void refresh(Peer& server, const Signal& signal, SlotWaker* waker);
+  void register_tools(const boost::json::value& tools, bool complete);
+  // Tool name -> plugin id, for the tools the loaded plugins register.
+  std::map<std::string, std::string, std::less<>> tools_of_plugins() const;
+
+  Host& host_;
+  Body body_;
+  std::mutex mutex_;
+  std::set<std::string, std::less<>> known_;
+  // Server tools whose name a plugin's tool also has -> that plugin's id.
+  std::map<std::string, std::string, std::less<>> clashing_;
+  bool stale_ = false;
+  std::mutex refresh_mutex_;
+};
+
+}  // namespace toolgate::mcp

@@ -1,0 +1,209 @@
+// Peer: the relay between two MCP peers over pipes, the same code in both
+// directions -- fresh ids mapped back, cancellations rewritten, request
+// methods sent as notifications dropped, unusable answers still ending
+// their request, and the gateway's own requests (request_and_wait).
+#include "test_support.hpp"
+
+#include "peer.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+#include <thread>
+
+using namespace tgtest;
+using namespace toolgate::mcp;
+
+namespace {
+
+constexpr std::size_t kMaxBytes = 4096;
+
+struct Pipe {
+  int r = -1, w = -1;
+  Pipe() {
+    int f[2];
+    if (::pipe2(f, O_CLOEXEC) == 0) r = f[0], w = f[1];
+  }
+  ~Pipe() {
+    for (int fd : {r, w})
+      if (fd >= 0) ::close(fd);
+  }
+};
+
+void put(int fd, const json::object& message) {
+  std::string line = json::serialize(message) + "\n";
+  ASSERT_EQ(::write(fd, line.data(), line.size()), static_cast<ssize_t>(line.size()));
+}
+
+// The next line written to `fd`, parsed; an empty object after 5 s.
+json::object get(int fd) {
+  std::string line;
+  char c;
+  while (true) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 5000) != 1 || ::read(fd, &c, 1) != 1) {
+      ADD_FAILURE() << "no message arrived; got so far: " << line;
+      return {};
+    }
+    if (c == '\n') return json::parse(line).as_object();
+    line += c;
+  }
+}
+
+// Two peers relaying to each other; the test plays both far ends.  The
+// handler takes nothing, so everything goes through the relay.
+struct Rig : PeerHandler {
+  Pipe a_in, a_out, b_in, b_out;  // *_in: the test writes what the peer reads
+  Peer a{"peer A", a_in.r, a_out.w, kMaxBytes, std::chrono::milliseconds(5)};
+  Peer b{"peer B", b_in.r, b_out.w, kMaxBytes, std::chrono::milliseconds(5)};
+  std::thread ta, tb;
+  std::mutex mutex;
+  std::vector<std::string> results;
+
+  Rig() {
+    a.connect(b, *this);
+    b.connect(a, *this);
+    ta = std::thread([this] { a.read_loop(); });
+    tb = std::thread([this] { b.read_loop(); });
+  }
+  ~Rig() override {
+    a.wake();
+    b.wake();
+    ta.join();
+    tb.join();
+  }
+  bool take_request(Peer&, Message&, json::object&) override { return false; }
+  bool take_notification(Peer&, Message&) override { return false; }
+  void saw_result(Peer& from, const PendingRequest& p, const json::object&) override {
+    std::lock_guard lock(mutex);
+    results.push_back(from.name() + " answered " + p.method);
+  }
+  void write_failed(Peer&) override {}
+  bool keep_reading(const Peer&) override { return true; }
+};
+
+json::object request(json::value id, std::string_view method) {
+  return make_request(std::move(id), method, {});
+}
+
+}  // namespace
+
+TEST(McpPeer, RelaysRequestsAndAnswersBothWaysWithFreshIds) {
+  Rig rig;
+  struct Side {
+    int in, out;
+  };
+  const std::vector<std::pair<Side, Side>> directions{
+      {{rig.a_in.w, rig.a_out.r}, {rig.b_in.w, rig.b_out.r}},
+      {{rig.b_in.w, rig.b_out.r}, {rig.a_in.w, rig.a_out.r}}};
+  for (const auto& [from, to] : directions) {
+    put(from.in, request(7, "ping"));  // both ends use id 7
+    auto relayed = get(to.out);
+    EXPECT_EQ(relayed.at("method"), "ping");
+    EXPECT_NE(relayed.at("id"), json::value(7));
+    put(to.in, make_result(relayed.at("id"), json::object{{"pong", true}}));
+    auto answer = get(from.out);
+    EXPECT_EQ(answer.at("id"), json::value(7));
+    EXPECT_EQ(answer.at("result").at("pong"), true);
+  }
+  EXPECT_EQ(rig.results,
+            (std::vector<std::string>{"peer B answered ping", "peer A answered ping"}));
+}
+
+TEST(McpPeer, CancellationsAreRewrittenAndRequestMethodsWithoutIdAreDropped) {
+  Rig rig;
+  put(rig.a_in.w, request("r1", "slow"));
+  auto relayed = get(rig.b_out.r);
+  // A request method without an id never reaches the other side, either way.
+  put(rig.a_in.w, make_notification("tools/call", {{"name", "x"}}));
+  put(rig.a_in.w, make_notification("notifications/cancelled", {{"requestId", "r1"}}));
+  auto cancelled = get(rig.b_out.r);
+  EXPECT_EQ(cancelled.at("method"), "notifications/cancelled");
+  EXPECT_EQ(cancelled.at("params").at("requestId"), relayed.at("id"));
+  // B's late answer to the cancelled request goes nowhere; so does its own
+  // request method without an id; a real notification passes unchanged.
+  put(rig.b_in.w, make_result(relayed.at("id"), json::object{}));
+  put(rig.b_in.w, make_notification("sampling/createMessage", {}));
+  put(rig.b_in.w, make_notification("notifications/progress", {{"progress", 1}}));
+  auto next = get(rig.a_out.r);
+  EXPECT_EQ(next.at("method"), "notifications/progress");
+  EXPECT_EQ(next.at("params").at("progress"), 1);
+}
+
+TEST(McpPeer, AnIdStillPendingIsRefusedAndAGonePeerIsNamed) {
+  Rig rig;
+  put(rig.a_in.w, request(5, "x"));
+  get(rig.b_out.r);
+  put(rig.a_in.w, request(5, "y"));
+  auto refused = get(rig.a_out.r);
+  EXPECT_EQ(refused.at("id"), json::value(5));
+  EXPECT_EQ(refused.at("error").at("code"), rpc_error::invalid_request);
+  EXPECT_EQ(refused.at("error").at("message"), json::value(id_in_use_text(json::value(5))));
+
+  rig.b.set_gone("peer B exited with status 3");
+  put(rig.a_in.w, request(6, "z"));
+  auto gone = get(rig.a_out.r);
+  EXPECT_EQ(gone.at("error").at("code"), rpc_error::internal_error);
+  EXPECT_EQ(gone.at("error").at("message"), "peer B exited with status 3");
+  EXPECT_EQ(rig.b.request_and_wait("ping", {}, *Signal::make()).end, Answer::End::unsent);
+}
+
+TEST(McpPeer, AnAnswerOverTheLimitStillEndsItsRequest) {
+  Rig rig;
+  put(rig.a_in.w, request("big", "tools/list"));
+  auto relayed = get(rig.b_out.r);
+  put(rig.b_in.w,
+      make_result(relayed.at("id"), json::object{{"pad", std::string(kMaxBytes, 'x')}}));
+  auto told = get(rig.b_out.r);  // B hears that its line was too large
+  EXPECT_EQ(told.at("error").at("code"), rpc_error::parse_error);
+  auto failed = get(rig.a_out.r);
+  EXPECT_EQ(failed.at("id"), json::value("big"));
+  EXPECT_EQ(failed.at("error").at("code"), rpc_error::internal_error);
+  const std::string why(failed.at("error").at("message").as_string());
+  EXPECT_EQ(why.rfind("peer B's answer was ", 0), 0u) << why;
+  EXPECT_NE(why.find(" bytes or more, over the 4096-byte limit"), std::string::npos) << why;
+}
+
+TEST(McpPeer, RequestAndWaitAnswersOrTellsThePeerWhenTheSignalFires) {
+  Rig rig;
+  Answer answered;
+  std::thread asker(
+      [&] { answered = rig.a.request_and_wait("elicitation/create", {}, *Signal::make()); });
+  auto req = get(rig.a_out.r);
+  EXPECT_EQ(req.at("method"), "elicitation/create");
+  put(rig.a_in.w, make_result(req.at("id"), json::object{{"action", "accept"}}));
+  asker.join();
+  ASSERT_EQ(answered.end, Answer::End::answered);
+  EXPECT_EQ(answered.response().at("result").at("action"), "accept");
+
+  auto signal = Signal::make();
+  SlotWaker waker;
+  Answer cancelled;
+  std::thread waiter(
+      [&] { cancelled = rig.a.request_and_wait("tools/call", {}, *signal, &waker); });
+  auto call = get(rig.a_out.r);
+  signal->cancel();
+  waker.poke_all();
+  waiter.join();
+  EXPECT_EQ(cancelled.end, Answer::End::signalled);
+  auto note = get(rig.a_out.r);
+  EXPECT_EQ(note.at("method"), "notifications/cancelled");
+  EXPECT_EQ(note.at("params").at("requestId"), call.at("id"));
+  EXPECT_EQ(note.at("params").at("reason"), "the call was cancelled");
+}
+
+TEST(McpPeer, FailPendingEndsOwnAndRelayedRequests) {
+  Rig rig;
+  put(rig.a_in.w, request(3, "tools/list"));
+  get(rig.b_out.r);
+  Answer failed;
+  std::thread waiter([&] { failed = rig.b.request_and_wait("ping", {}, *Signal::make()); });
+  get(rig.b_out.r);  // the ping
+  rig.b.fail_pending("peer B exited");
+  waiter.join();
+  EXPECT_EQ(failed.end, Answer::End::failed);
+  EXPECT_EQ(failed.failure(), "peer B exited");
+  auto relayed = get(rig.a_out.r);
+  EXPECT_EQ(relayed.at("id"), json::value(3));
+  EXPECT_EQ(relayed.at("error").at("message"), "peer B exited");
+}
