@@ -67,6 +67,27 @@ TEST(Hardening, ALayerThatBecameADanglingSymlinkIsNotSkipped) {
   EXPECT_EQ(*f.body_runs, 0);
 }
 
+// The same at the first load: the layer that is a dangling symlink is not
+// skipped (the rest of the stack used to load without it, and calls ran
+// unguarded); no stack loads, and every call is denied.
+TEST(Hardening, AStackWhoseSecurityLayerIsADanglingSymlinkDoesNotServe) {
+  TempDir dir;
+  auto stack = dir.path / "stack";
+  fs::create_directories(stack);
+  fs::create_symlink(dir.path / "security-layer-not-mounted.json", stack / "10-security.json");
+  std::ofstream(stack / "20-deployer.json") << empty_layer;
+  Fixture f;
+  ReloadOptions ro;
+  ro.manifests = {stack};
+  auto r = f.host.enable_reload(ro);
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.calls_denied);
+  EXPECT_EQ(code_of(f.call("echo")), "denied");
+  EXPECT_EQ(*f.body_runs, 0);
+  Host plain;
+  EXPECT_THROW(plain.load_manifests({stack}), LoadError);
+}
+
 TEST(Hardening, AFolderOrFifoNamedLikeAManifestIsRefused) {
   TempDir dir;
   auto stack = dir.path / "stack";
