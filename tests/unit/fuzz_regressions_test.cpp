@@ -1,0 +1,52 @@
+// Bugs found by the libFuzzer harnesses (tests/fuzz/), one test each; the
+// input that found each is kept in tests/fuzz/corpus/NAME/crash-*.
+#include "library_support.hpp"
+
+#include <toolgate/toolgate.h>
+#include <toolgate/glob.hpp>
+
+using namespace tgtest;
+
+// glob: a '*' in the pattern was read as a literal when the text had a '*'
+// at that place, so "*" did not match "*x" (corpus/glob/crash-star-in-text).
+// Every glob user was affected: tool filters, disable globs, policy
+// conditions, guard-paths' deny patterns.
+TEST(FuzzRegression, GlobStarMatchesTextThatHasAStar) {
+  using toolgate::sdk::glob_match;
+  EXPECT_TRUE(glob_match("*", "*x"));
+  EXPECT_TRUE(glob_match("fs.*", "fs.*x"));
+  EXPECT_TRUE(glob_match("*.pem", "*a.pem"));
+  EXPECT_TRUE(glob_match("*-.ssh/**", "u**-.ssh/**x"));
+  EXPECT_FALSE(glob_match("*.pem", "*a.pemx"));
+}
+
+// ...so a guard filtered to "fs.*" never ran for a tool named "fs.*x".
+TEST(FuzzRegression, GuardFilteredByGlobRunsForToolNameWithAStar) {
+  Fixture f;
+  ToolDefinition t;
+  t.name = "fs.*x";
+  t.execute = [](const ToolContext&) { return ToolOutput::success("ran"); };
+  f.host.register_tool(std::move(t));
+  f.host.add_guard("test", HookOptions("no-fs", {"fs.*"}),
+                   [](const HookCall&) { return std::optional<std::string>("no fs"); });
+  auto r = f.call("fs.*x");
+  ASSERT_TRUE(r.is_error) << json::serialize(r.to_json());
+  EXPECT_EQ(code_of(r), "denied");
+}
+
+// ...and guard-paths' deny patterns, built-in ones included, let such a
+// file name through.
+TEST(FuzzRegression, GuardPathsDenyGlobCatchesFileNameWithAStar) {
+  LibraryFixture f;
+  TempDir tree;
+  const std::string work = tree.path.string();
+  f.add_tool("fs.read", TG_TOOL_READ_ONLY);
+  f.load("guard-paths", {{"read_roots", json::array{work.c_str()}},
+                         {"base", work.c_str()},
+                         {"deny", json::array{"*.lock"}}});
+  for (const std::string name : {"*x.lock", ".env.*prod", "id_rsa*old"}) {
+    auto r = f.call("fs.read", {{"path", json::string(work + "/" + name)}});
+    ASSERT_EQ(code_of(r), "denied") << name << ": " << json::serialize(r.to_json());
+    EXPECT_TRUE(has(r.error->message, "matches the deny pattern")) << r.error->message;
+  }
+}
