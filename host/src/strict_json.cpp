@@ -236,6 +236,23 @@ std::vector<std::size_t> locate_copies(std::string_view text, const StrictJsonOp
   return h.found;
 }
 
+// Where a syntax error is, when the parser's own answer is unusable.
+// Boost.JSON 1.81 reports a stopping point far outside the text when a '/'
+// where a value belongs starts no comment (its failure path hands back its
+// internal sentinel pointer).  Fed a byte at a time, the parser fails on
+// the call that brings the offending byte.  Only comments make a '/'
+// legal, so this second pass runs on manifests, never on untrusted calls.
+std::size_t locate_error(std::string_view text, const StrictJsonOptions& options) {
+  unsigned char temp[256];
+  json::basic_parser<Handler> p(parser_options(options), temp, sizeof temp);
+  json::error_code ec;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    p.write_some(true, text.data() + i, 1, ec);
+    if (ec) return i;
+  }
+  return text.size();
+}
+
 }  // namespace
 
 std::optional<json::value> parse_strict(std::string_view text, const StrictJsonOptions& options,
@@ -269,7 +286,7 @@ std::optional<json::value> parse_strict(std::string_view text, const StrictJsonO
                    std::to_string(e.first_column) + ", and again at line " +
                    std::to_string(e.line) + ", column " + std::to_string(e.column) + ")";
   } else {
-    e.offset = used;
+    e.offset = used <= text.size() ? used : locate_error(text, options);
     set_position(text, e.offset, &e.line, &e.column);
     e.message = "at line " + std::to_string(e.line) + ", column " + std::to_string(e.column) +
                 ": " + ec.message();

@@ -1,5 +1,6 @@
 // Bugs found by the libFuzzer harnesses (tests/fuzz/), one test each; the
 // input that found each is kept in tests/fuzz/corpus/NAME/crash-*.
+#include "../../host/src/strict_json.hpp"
 #include "library_support.hpp"
 
 #include <toolgate/toolgate.h>
@@ -49,4 +50,22 @@ TEST(FuzzRegression, GuardPathsDenyGlobCatchesFileNameWithAStar) {
     ASSERT_EQ(code_of(r), "denied") << name << ": " << json::serialize(r.to_json());
     EXPECT_TRUE(has(r.error->message, "matches the deny pattern")) << r.error->message;
   }
+}
+
+// strict JSON: with comments allowed, a '/' that starts no comment where a
+// value belongs made Boost.JSON 1.81 report a stopping point far outside the
+// text; the error's offset was that, and its line and column the end of the
+// text (corpus/strict_json/crash-bad-comment-offset).
+TEST(FuzzRegression, StrictJsonErrorAfterABadCommentIsWhereTheSlashIs) {
+  toolgate::detail::StrictJsonOptions o;
+  o.allow_comments = true;
+  toolgate::detail::StrictJsonError e;
+  const std::string text = "{\n  \"toolgate\": /x 1\n}\n";
+  EXPECT_FALSE(toolgate::detail::parse_strict(text, o, &e).has_value());
+  EXPECT_EQ(e.offset, text.find("/x") + 1);
+  EXPECT_EQ(e.line, 2u);
+  EXPECT_EQ(e.column, 16u);
+  EXPECT_NE(e.message.find("at line 2, column 16"), std::string::npos) << e.message;
+  EXPECT_FALSE(toolgate::detail::parse_strict("/\x03", o, &e).has_value());
+  EXPECT_EQ(e.offset, 1u);
 }
