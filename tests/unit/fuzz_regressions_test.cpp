@@ -69,3 +69,25 @@ TEST(FuzzRegression, StrictJsonErrorAfterABadCommentIsWhereTheSlashIs) {
   EXPECT_FALSE(toolgate::detail::parse_strict("/\x03", o, &e).has_value());
   EXPECT_EQ(e.offset, 1u);
 }
+
+// strict JSON: a duplicate key was located by feeding the text to Boost.JSON
+// a byte at a time, which in 1.81 misreads a value right after a comment:
+// `toolgate check` on a manifest like the one below aborted on an assertion
+// in Debug builds (and read past a one-byte buffer in Release), and other
+// texts lost the copies' positions (corpus/strict_json/crash-duplicate-after-comment).
+TEST(FuzzRegression, StrictJsonLocatesADuplicateKeyAfterAComment) {
+  toolgate::detail::StrictJsonOptions o;
+  o.allow_comments = true;
+  toolgate::detail::StrictJsonError e;
+  EXPECT_FALSE(
+      toolgate::detail::parse_strict(R"({"toolgate":/**/1,"toolgate":1})", o, &e).has_value());
+  EXPECT_TRUE(e.duplicate_key);
+  EXPECT_EQ(e.first_line, 1u);
+  EXPECT_EQ(e.first_column, 2u);
+  EXPECT_EQ(e.column, 19u);
+  EXPECT_FALSE(
+      toolgate::detail::parse_strict(R"({"a": /* x */{"k": 2, "k": 3}})", o, &e).has_value());
+  EXPECT_EQ(e.pointer, "/a");
+  EXPECT_EQ(e.first_column, 15u);
+  EXPECT_EQ(e.column, 23u);
+}
