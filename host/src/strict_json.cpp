@@ -4,6 +4,7 @@
 #include <boost/json/value_stack.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace toolgate::detail {
@@ -116,7 +117,19 @@ class Handler {
     st.push_uint64(u);
     return true;
   }
-  bool on_double(double d, json::string_view, json::error_code&) {
+  bool on_double(double d, json::string_view s, json::error_code& ec) {
+    // Boost.JSON 1.81 reads 0e400 as 0 x infinity = NaN and 1e400 as
+    // infinity: values JSON cannot write back (Boost serializes them as
+    // NaN and Infinity), so a result, an event or an MCP message carrying
+    // one would not be JSON, and a guard comparing NaN sees neither more
+    // nor less.  The first is the zero it denotes; a number beyond a
+    // double's range is refused.  (`s` is the whole number here: the text
+    // is written in one piece.)
+    if (std::isnan(d)) d = !s.empty() && s[0] == '-' ? -0.0 : 0.0;
+    if (std::isinf(d)) {
+      ec = json::error::exponent_overflow;
+      return false;
+    }
     note_value();
     st.push_double(d);
     return true;

@@ -1,10 +1,12 @@
 // Host::call_json (host/include/toolgate/host.hpp), the entry point for
 // untrusted call text, on a host with a tool and one hook of each waterfall
 // stage registered.  Whatever the text, call_json returns a result (never
-// throws), the result has the documented shape, text that is not JSON is
+// throws), the result has the documented shape, the result, the outcome
+// and every event are JSON once written out, text that is not JSON is
 // `invalid_arguments`, a call that ran produced exactly one tool/result
 // event, and the echo tool gives back exactly the arguments it was sent.
 #include "fuzz_check.hpp"
+#include "strict_json.hpp"
 
 #include <toolgate/host.hpp>
 
@@ -20,6 +22,13 @@ namespace json = boost::json;
 using namespace toolgate;
 
 namespace {
+
+// What the host writes out (results, outcomes, events) parses back.
+bool is_json(const json::object& o) {
+  json::error_code ec;
+  json::parse(json::serialize(o), ec);
+  return !ec;
+}
 
 struct Counts {
   int calls = 0, results = 0;
@@ -67,11 +76,11 @@ Host& host(Counts*& counts) {
       return PostVerdict::accept().add_context("seen");
     });
     host->add_result_observer("fuzz", HookOptions("observe"),
-                              [](const Outcome& o) { (void)json::serialize(o.to_json()); });
+                              [](const Outcome& o) { FUZZ_CHECK(is_json(o.to_json())); });
     host->subscribe([](const Event& e) {
       if (e.type == "tool/call") ++c.calls;
       if (e.type == "tool/result") ++c.results;
-      (void)json::serialize(e.to_json());
+      FUZZ_CHECK(is_json(e.to_json()));
     });
     return host;
   }();
@@ -97,6 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(!r.error->stage.empty());
     FUZZ_CHECK(!r.error->message.empty());
   }
+  FUZZ_CHECK(is_json(r.to_json()));
   std::string why;
   auto round = ToolResult::from_json(json::value(r.to_json()), &why);
   FUZZ_CHECK(round.has_value());
@@ -115,9 +125,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(r.error && r.error->code == error_code::invalid_arguments);
     return 0;
   }
+  // What the engine reads (the strict parser, checked against Boost.JSON
+  // by fuzz_strict_json): refused text is `invalid_arguments` too.
+  toolgate::detail::StrictJsonOptions sopt;
+  sopt.max_depth = 64;
+  auto strict = toolgate::detail::parse_strict(text, sopt, nullptr);
+  if (!strict) {
+    FUZZ_CHECK(r.error && r.error->code == error_code::invalid_arguments);
+    return 0;
+  }
   // The echo tool hands back the arguments it was called with, untouched,
   // unless a hook was asked to intervene.
-  const auto& o = v.get_object();
+  const auto& o = strict->get_object();
   const auto* tool = o.if_contains("tool");
   const auto* args = o.if_contains("arguments");
   if (!r.is_error && tool && tool->is_string() && tool->get_string() == "echo" && o.size() <= 4) {

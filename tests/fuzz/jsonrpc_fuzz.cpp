@@ -8,6 +8,8 @@
 //   - the error reply the gateway would send for an invalid message, and a
 //     result reply to a request, are themselves valid responses that carry
 //     the same id;
+//   - a valid message, written out again (as the gateway forwards it),
+//     parses as the same message;
 //   - id_key tells a string id from a number id.
 #include "fuzz_check.hpp"
 #include "mcp/jsonrpc.hpp"
@@ -68,6 +70,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto* version = m.body.if_contains("jsonrpc");
     FUZZ_CHECK(version && version->is_string() && version->get_string() == "2.0");
     (void)m.params();
+    // The gateway forwards what it parsed: written out, it is the same
+    // message again.
+    mcp::Message forwarded = mcp::parse_message(json::serialize(m.body));
+    FUZZ_CHECK(forwarded.kind == m.kind);
+    FUZZ_CHECK(forwarded.body == m.body);
   }
 
   // Only text that does not parse is a parse error.

@@ -6,6 +6,8 @@
 #include <toolgate/toolgate.h>
 #include <toolgate/glob.hpp>
 
+#include <cmath>
+
 using namespace tgtest;
 
 // glob: a '*' in the pattern was read as a literal when the text had a '*'
@@ -90,4 +92,35 @@ TEST(FuzzRegression, StrictJsonLocatesADuplicateKeyAfterAComment) {
   EXPECT_EQ(e.pointer, "/a");
   EXPECT_EQ(e.first_column, 15u);
   EXPECT_EQ(e.column, 23u);
+}
+
+// strict JSON: Boost.JSON 1.81 reads 0e400 as NaN (0 x infinity) and 1e400
+// as infinity, and writes them back as NaN and Infinity, which are not JSON:
+// a call with such an argument got a result, events and MCP messages that no
+// JSON parser reads, and a guard comparing the NaN saw neither more nor less
+// (corpus/strict_json/crash-zero-huge-exponent).  Zero is zero now, and a
+// number beyond a double's range is refused.
+TEST(FuzzRegression, StrictJsonReadsZeroWithAHugeExponentAsZeroAndRefusesInfinity) {
+  auto v = toolgate::detail::parse_strict("[0e400,-0e99999,1e-400]", {}, nullptr);
+  ASSERT_TRUE(v.has_value());
+  const auto& a = v->get_array();
+  EXPECT_EQ(a[0].get_double(), 0.0);
+  EXPECT_FALSE(std::signbit(a[0].get_double()));
+  EXPECT_TRUE(std::signbit(a[1].get_double()));
+  EXPECT_EQ(a[2].get_double(), 0.0);
+
+  toolgate::detail::StrictJsonError e;
+  EXPECT_FALSE(toolgate::detail::parse_strict(R"({"a": -1e400})", {}, &e).has_value());
+  EXPECT_NE(e.message.find("at line 1, column 13: exponent overflow"), std::string::npos)
+      << e.message;
+
+  Fixture f;
+  auto r = f.host.call_json(R"({"tool":"echo","arguments":{"n":0e999}})");
+  ASSERT_FALSE(r.is_error) << json::serialize(r.to_json());
+  EXPECT_EQ(*r.value, (json::object{{"n", 0.0}}));
+  EXPECT_NO_THROW(json::parse(json::serialize(r.to_json())));
+  for (const auto& ev : f.recorder->snapshot())
+    EXPECT_NO_THROW(json::parse(json::serialize(ev.to_json())));
+  r = f.host.call_json(R"({"tool":"echo","arguments":{"n":1e400}})");
+  EXPECT_EQ(code_of(r), "invalid_arguments");
 }
