@@ -9,7 +9,9 @@
 //     result reply to a request, are themselves valid responses that carry
 //     the same id;
 //   - a valid message, written out again (as the gateway forwards it),
-//     parses as the same message;
+//     parses as the same message (doubles within a few units in the last
+//     place: Boost.JSON 1.81 does not always read a double's text back
+//     exactly);
 //   - id_key tells a string id from a number id.
 #include "fuzz_check.hpp"
 #include "mcp/jsonrpc.hpp"
@@ -18,6 +20,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -27,6 +30,34 @@ namespace mcp = toolgate::mcp;
 using Kind = mcp::Message::Kind;
 
 namespace {
+
+// The same value, a double within a few units in the last place: Boost.JSON
+// 1.81 does not always read a number's text back to the double it was
+// written from (its parser is not correctly rounded).
+bool close(const json::value& a, const json::value& b) {
+  if (a.is_double() && b.is_double()) {
+    double x = a.get_double();
+    for (int i = 0; i < 4 && x != b.get_double(); ++i) x = std::nextafter(x, b.get_double());
+    return x == b.get_double();
+  }
+  if (a.kind() != b.kind()) return false;
+  if (const auto* x = a.if_array()) {
+    const auto& y = b.get_array();
+    if (x->size() != y.size()) return false;
+    for (std::size_t i = 0; i < x->size(); ++i)
+      if (!close((*x)[i], y[i])) return false;
+    return true;
+  }
+  if (const auto* x = a.if_object()) {
+    const auto& y = b.get_object();
+    if (x->size() != y.size()) return false;
+    auto j = y.begin();
+    for (auto i = x->begin(); i != x->end(); ++i, ++j)
+      if (i->key() != j->key() || !close(i->value(), j->value())) return false;
+    return true;
+  }
+  return a == b;
+}
 
 void check_reply(const json::object& reply, const json::value& id) {
   const std::string text = json::serialize(reply);
@@ -74,7 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // message again.
     mcp::Message forwarded = mcp::parse_message(json::serialize(m.body));
     FUZZ_CHECK(forwarded.kind == m.kind);
-    FUZZ_CHECK(forwarded.body == m.body);
+    FUZZ_CHECK(close(json::value(forwarded.body), json::value(m.body)));
   }
 
   // Only text that does not parse is a parse error.
