@@ -12,6 +12,9 @@ packages=(
   pkg-config
   binutils            # readelf, used by the plugin export test
   clang-format        # the style check (ctest style.clang_format)
+  clang               # the fuzz preset: libFuzzer harnesses (tests/fuzz) need clang
+  libclang-rt-14-dev  # ...and its runtime (libclang_rt.fuzzer, asan, ubsan): only Recommended by clang
+  llvm                # /usr/bin/llvm-symbolizer: file:line in the fuzzers' sanitizer reports
   libboost1.81-dev    # Boost.DLL (header-only) -- 1.74 has no Boost.JSON
   libboost-json1.81-dev
   libspdlog-dev

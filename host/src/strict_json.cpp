@@ -4,6 +4,7 @@
 #include <boost/json/value_stack.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace toolgate::detail {
@@ -33,11 +34,10 @@ class Handler {
   std::string duplicate_key, duplicate_pointer;
   std::size_t duplicate_object = 0;
 
-  // The second pass (locating both copies) sets these: the byte being fed,
-  // and the offsets where `duplicate_key` closes in object `duplicate_object`.
+  // The passes locating the copies set `locating` and count how many times
+  // `duplicate_key` closes in object `duplicate_object`.
   bool locating = false;
-  std::size_t offset = 0;
-  std::vector<std::size_t> found;
+  std::size_t found = 0;
 
   bool on_document_begin(json::error_code&) { return true; }
   bool on_document_end(json::error_code&) { return true; }
@@ -77,8 +77,7 @@ class Handler {
   }
   bool on_key(json::string_view s, std::size_t, json::error_code&) {
     key_.append(s.data(), s.size());
-    if (locating && frames_.back().ordinal == duplicate_object && key_ == duplicate_key)
-      found.push_back(offset);
+    if (locating && frames_.back().ordinal == duplicate_object && key_ == duplicate_key) ++found;
     keys_.push_back(std::move(key_));
     key_.clear();
     ++frames_.back().count;
@@ -105,7 +104,19 @@ class Handler {
     st.push_uint64(u);
     return true;
   }
-  bool on_double(double d, json::string_view, json::error_code&) {
+  bool on_double(double d, json::string_view s, json::error_code& ec) {
+    // Boost.JSON 1.81 reads 0e400 as 0 x infinity = NaN and 1e400 as
+    // infinity: values JSON cannot write back (Boost serializes them as
+    // NaN and Infinity), so a result, an event or an MCP message carrying
+    // one would not be JSON, and a guard comparing NaN sees neither more
+    // nor less.  The first is the zero it denotes; a number beyond a
+    // double's range is refused.  (`s` is the whole number here: the text
+    // is written in one piece.)
+    if (std::isnan(d)) d = !s.empty() && s[0] == '-' ? -0.0 : 0.0;
+    if (std::isinf(d)) {
+      ec = json::error::exponent_overflow;
+      return false;
+    }
     note_value();
     st.push_double(d);
     return true;
@@ -204,11 +215,11 @@ std::size_t key_start(std::string_view text, std::size_t close) {
   return 0;
 }
 
-// The second pass, only after a duplicate was found: feeds the text one
-// byte at a time so that each key event has an offset, and keeps where the
-// duplicated key closes in the object that holds it twice.
-std::vector<std::size_t> locate_copies(std::string_view text, const StrictJsonOptions& options,
-                                       const Handler& first_pass) {
+// How many copies of the duplicated key the first `n` bytes of the text
+// hold in the object that repeats it (the prefix written whole, as if more
+// were to come).
+std::size_t copies_within(std::string_view text, std::size_t n, const StrictJsonOptions& options,
+                          const Handler& first_pass) {
   unsigned char temp[256];
   json::basic_parser<Handler> p(parser_options(options), temp, sizeof temp);
   Handler& h = p.handler();
@@ -216,11 +227,56 @@ std::vector<std::size_t> locate_copies(std::string_view text, const StrictJsonOp
   h.duplicate_key = first_pass.duplicate_key;
   h.duplicate_object = first_pass.duplicate_object;
   json::error_code ec;
-  for (std::size_t i = 0; i < text.size() && h.found.size() < 2 && !ec; ++i) {
-    h.offset = i;
-    p.write_some(true, text.data() + i, 1, ec);
-  }
+  p.write_some(true, text.data(), n, ec);
   return h.found;
+}
+
+// Only after a duplicate was found: where the first two copies of the key
+// close.  The shortest prefix holding k copies ends with the k-th copy's
+// closing quote (one byte closes at most one key), found by bisection.
+// Prefixes are written whole: fed a byte at a time, Boost.JSON 1.81
+// misreads a value right after a comment, failing or (on a number)
+// asserting and reading past its buffer.
+std::vector<std::size_t> locate_copies(std::string_view text, const StrictJsonOptions& options,
+                                       const Handler& first_pass) {
+  std::vector<std::size_t> out;
+  std::size_t lo = 0;  // copies_within(lo) < k
+  for (std::size_t k = 1; k <= 2; ++k) {
+    std::size_t hi = text.size();
+    if (copies_within(text, hi, options, first_pass) < k) break;
+    while (hi - lo > 1) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      (copies_within(text, mid, options, first_pass) >= k ? hi : lo) = mid;
+    }
+    out.push_back(hi - 1);
+    lo = hi;
+  }
+  return out;
+}
+
+// Where a syntax error is, when the parser's own answer is unusable.
+// Boost.JSON 1.81 reports a stopping point far outside the text when a '/'
+// where a value belongs starts no comment (its failure path hands back its
+// internal sentinel pointer).  The shortest prefix of the text that the
+// parser refuses ends with the offending byte: found by bisection, each
+// prefix written whole (fed a byte at a time, Boost.JSON 1.81 reads past
+// its buffer after such a '/').  Only comments make a '/' legal, so this
+// runs on manifests, never on untrusted calls.
+std::size_t locate_error(std::string_view text, const StrictJsonOptions& options) {
+  auto refused = [&](std::size_t n) {
+    unsigned char temp[256];
+    json::basic_parser<Handler> p(parser_options(options), temp, sizeof temp);
+    json::error_code ec;
+    p.write_some(true, text.data(), n, ec);
+    return static_cast<bool>(ec);
+  };
+  std::size_t lo = 0, hi = text.size();  // refused(lo) is false
+  if (!refused(hi)) return hi;
+  while (hi - lo > 1) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    (refused(mid) ? hi : lo) = mid;
+  }
+  return hi - 1;
 }
 
 }  // namespace
@@ -269,7 +325,7 @@ std::optional<json::value> parse_strict(std::string_view text, const StrictJsonO
                    std::to_string(e.first_column) + ", and again at line " +
                    std::to_string(e.line) + ", column " + std::to_string(e.column) + ")";
   } else {
-    e.offset = used;
+    e.offset = used <= text.size() ? used : locate_error(text, options);
     set_position(text, e.offset, &e.line, &e.column);
     e.message = "at line " + std::to_string(e.line) + ", column " + std::to_string(e.column) +
                 ": " + ec.message();

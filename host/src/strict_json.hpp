@@ -44,7 +44,10 @@ struct StrictJsonError {
 
 // Parses `text` as one JSON document; nullopt and `*error` filled when it
 // is not valid JSON (under `options`) or an object repeats a key.  Keys are
-// compared after unescaping, so "a" and "\u0061" are the same key.
+// compared after unescaping, so "a" and "\u0061" are the same key.  A
+// number beyond a double's range (1e400) is refused too: Boost.JSON would
+// make it infinity, which it then writes as the non-JSON `Infinity` (and
+// 0e400 is zero, not Boost's NaN).
 std::optional<boost::json::value> parse_strict(std::string_view text,
                                                const StrictJsonOptions& options,
                                                StrictJsonError* error);

@@ -4,7 +4,8 @@
 # exports only its entry symbol and really unloads:
 #   - a MODULE library named NAME.so (no "lib" prefix surprises);
 #   - hidden visibility for C and C++, inline functions hidden too;
-#   - -fno-gnu-unique (C++), so no STB_GNU_UNIQUE symbol pins the image;
+#   - -fno-gnu-unique (C++, GCC), so no STB_GNU_UNIQUE symbol pins the image
+#     (clang emits none, and refuses the flag);
 #   - -Wl,-z,defs, so an unresolved symbol is a link error, not a load error;
 #   - a version script exporting toolgate_plugin_entry alone.
 set(TOOLGATE_PLUGIN_VERSION_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/toolgate_plugin.map
@@ -26,7 +27,7 @@ function(toolgate_add_plugin name)
     CXX_STANDARD 17
     CXX_STANDARD_REQUIRED ON
     LINK_DEPENDS ${TOOLGATE_PLUGIN_VERSION_SCRIPT})
-  target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-gnu-unique>)
+  target_compile_options(${name} PRIVATE $<$<COMPILE_LANG_AND_ID:CXX,GNU>:-fno-gnu-unique>)
   target_link_options(${name} PRIVATE
     -Wl,-z,defs
     -Wl,--version-script=${TOOLGATE_PLUGIN_VERSION_SCRIPT})

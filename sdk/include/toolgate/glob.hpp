@@ -31,12 +31,14 @@ namespace sdk {
 inline bool glob_match(std::string_view pattern, std::string_view text) {
   std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
   while (ti < text.size()) {
-    if (pi < pattern.size() && (pattern[pi] == '?' || pattern[pi] == text[ti])) {
-      ++pi;
-      ++ti;
-    } else if (pi < pattern.size() && pattern[pi] == '*') {
+    // '*' is tested first: a '*' in the text is no reason to read the
+    // pattern's '*' as a literal (then "*" would not match "*x").
+    if (pi < pattern.size() && pattern[pi] == '*') {
       star = pi++;
       mark = ti;
+    } else if (pi < pattern.size() && (pattern[pi] == '?' || pattern[pi] == text[ti])) {
+      ++pi;
+      ++ti;
     } else if (star != std::string_view::npos) {
       pi = star + 1;
       ti = ++mark;

@@ -1,0 +1,135 @@
+// The strict JSON parser (host/src/strict_json.cpp) against Boost.JSON's
+// own parser on the same text and options.  parse_strict differs from
+// boost::json::parse only by refusing duplicate keys and numbers beyond a
+// double's range (Boost: infinity), and by reading 0e400 as zero (Boost:
+// NaN), so:
+//   - when parse_strict succeeds, boost::json::parse succeeds with the same
+//     value (doubles compared bit for bit, Boost's NaN standing for a zero);
+//   - when boost::json::parse fails, parse_strict fails;
+//   - when parse_strict fails for any other reason than a duplicate key,
+//     boost::json::parse fails too, or its value holds an infinity;
+// and every error says where, inside the text.
+//
+// The first byte picks the options (comments, trailing commas, depth limit).
+#include "fuzz_check.hpp"
+#include "strict_json.hpp"
+
+#include <boost/json/basic_parser_impl.hpp>
+#include <boost/json/parse.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace json = boost::json;
+
+namespace {
+
+// `strict` is `boost`, doubles bit for bit, except that Boost's NaN is the
+// zero it should have been.
+bool same(const json::value& strict, const json::value& boost) {
+  if (boost.is_double() && strict.is_double()) {
+    const double a = strict.get_double(), b = boost.get_double();
+    if (std::isnan(b)) return a == 0.0;
+    return std::memcmp(&a, &b, sizeof a) == 0;
+  }
+  if (strict.kind() != boost.kind()) return false;
+  if (const auto* a = strict.if_array()) {
+    const auto& b = boost.get_array();
+    if (a->size() != b.size()) return false;
+    for (std::size_t i = 0; i < a->size(); ++i)
+      if (!same((*a)[i], b[i])) return false;
+    return true;
+  }
+  if (const auto* a = strict.if_object()) {
+    const auto& b = boost.get_object();
+    if (a->size() != b.size()) return false;
+    auto i = a->begin();
+    for (auto j = b.begin(); j != b.end(); ++i, ++j)
+      if (i->key() != j->key() || !same(i->value(), j->value())) return false;
+    return true;
+  }
+  return strict == boost;
+}
+
+// Whether Boost.JSON reads any number of the text as an infinity (a
+// handler of its own: in the value it builds, a later duplicate key may
+// have replaced the number).
+struct InfinityFinder {
+  static constexpr std::size_t max_object_size = std::size_t(-1);
+  static constexpr std::size_t max_array_size = std::size_t(-1);
+  static constexpr std::size_t max_key_size = std::size_t(-1);
+  static constexpr std::size_t max_string_size = std::size_t(-1);
+  bool found = false;
+  bool on_document_begin(json::error_code&) { return true; }
+  bool on_document_end(json::error_code&) { return true; }
+  bool on_object_begin(json::error_code&) { return true; }
+  bool on_object_end(std::size_t, json::error_code&) { return true; }
+  bool on_array_begin(json::error_code&) { return true; }
+  bool on_array_end(std::size_t, json::error_code&) { return true; }
+  bool on_key_part(json::string_view, std::size_t, json::error_code&) { return true; }
+  bool on_key(json::string_view, std::size_t, json::error_code&) { return true; }
+  bool on_string_part(json::string_view, std::size_t, json::error_code&) { return true; }
+  bool on_string(json::string_view, std::size_t, json::error_code&) { return true; }
+  bool on_number_part(json::string_view, json::error_code&) { return true; }
+  bool on_int64(std::int64_t, json::string_view, json::error_code&) { return true; }
+  bool on_uint64(std::uint64_t, json::string_view, json::error_code&) { return true; }
+  bool on_double(double d, json::string_view, json::error_code&) {
+    found = found || std::isinf(d);
+    return true;
+  }
+  bool on_bool(bool, json::error_code&) { return true; }
+  bool on_null(json::error_code&) { return true; }
+  bool on_comment_part(json::string_view, json::error_code&) { return true; }
+  bool on_comment(json::string_view, json::error_code&) { return true; }
+};
+
+bool has_infinity(std::string_view text, const json::parse_options& opt) {
+  json::basic_parser<InfinityFinder> p(opt);
+  json::error_code ec;
+  p.write_some(false, text.data(), text.size(), ec);
+  return p.handler().found;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  static constexpr std::size_t depths[] = {64, 1, 8, 256};
+  toolgate::detail::StrictJsonOptions opt;
+  opt.allow_comments = (data[0] & 1) != 0;
+  opt.allow_trailing_commas = (data[0] & 2) != 0;
+  opt.max_depth = depths[(data[0] >> 2) & 3];
+  const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
+
+  json::parse_options bopt;
+  bopt.allow_comments = opt.allow_comments;
+  bopt.allow_trailing_commas = opt.allow_trailing_commas;
+  bopt.max_depth = opt.max_depth;
+  json::error_code bec;
+  json::value expected = json::parse(text, bec, {}, bopt);
+
+  toolgate::detail::StrictJsonError e;
+  auto v = toolgate::detail::parse_strict(text, opt, &e);
+  if (v) {
+    FUZZ_CHECK(!bec);
+    FUZZ_CHECK(same(*v, expected));
+    // Without an error report the answer is the same.
+    FUZZ_CHECK(toolgate::detail::parse_strict(text, opt, nullptr).has_value());
+    return 0;
+  }
+  FUZZ_CHECK(!toolgate::detail::parse_strict(text, opt, nullptr).has_value());
+  if (!e.duplicate_key) FUZZ_CHECK(bec || has_infinity(text, bopt));
+  FUZZ_CHECK(!e.message.empty());
+  FUZZ_CHECK(e.offset <= text.size());
+  FUZZ_CHECK(e.line >= 1 && e.column >= 1);
+  if (e.duplicate_key) {
+    // Both copies, when located, are keys: their text starts with a quote.
+    FUZZ_CHECK(e.offset < text.size() && text[e.offset] == '"');
+    FUZZ_CHECK(e.first_line >= 1 && e.first_column >= 1);
+    FUZZ_CHECK(e.first_line < e.line || (e.first_line == e.line && e.first_column < e.column));
+  }
+  return 0;
+}
