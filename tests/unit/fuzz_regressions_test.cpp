@@ -1,7 +1,7 @@
 // Bugs found by the libFuzzer harnesses (tests/fuzz/), one test each; the
 // input that found each is kept in tests/fuzz/corpus/NAME/crash-*.
-#include "../../host/src/strict_json.hpp"
 #include "library_support.hpp"
+#include "strict_json.hpp"
 
 #include <toolgate/toolgate.h>
 #include <toolgate/glob.hpp>
