@@ -20,6 +20,8 @@
 #include "jsonrpc.hpp"
 #include "strict_json.hpp"
 
+#include <toolgate/mcp/gateway.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -147,7 +149,8 @@ std::optional<std::optional<json::value>> expected_answer_id(std::string_view li
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 2) return 0;
-  const std::size_t max = data[0] == 0 ? toolgate::mcp::default_max_message_bytes : data[0];
+  const std::size_t max =
+      data[0] == 0 ? toolgate::mcp::GatewayOptions{}.max_message_bytes : data[0];
   const std::size_t chunk = 1 + data[1] % 16;
   const std::string_view stream(reinterpret_cast<const char*>(data + 2), size - 2);
 
