@@ -34,6 +34,35 @@ expect "check without manifests and no default folders fails" 1 'no manifest giv
 expect "unknown option is a usage error" 2 'unknown option --bogus' "$tg" plan "$m/layers" --bogus
 expect "unknown command" 2 'unknown command' "$tg" frobnicate
 
+# Every command explains itself: CMD --help and CMD -h print its own usage
+# on stdout and exit 0 (issue 20 item 15), wherever an option may stand.
+for cmd in demo check plan call watch audit mcp inspect new-plugin version help; do
+  for flag in --help -h; do
+    out=$("$tg" $cmd $flag 2>/dev/null); status=$?
+    if [ $status = 0 ] && grep -q "^usage: toolgate $cmd" <<<"$out" && grep -q -- '-h, --help' <<<"$out"; then
+      echo "ok   $cmd $flag"
+    else
+      echo "FAIL $cmd $flag: status $status, output:"; echo "$out" | sed 's/^/    /'; fails=$((fails + 1))
+    fi
+  done
+done
+expect "--help after other arguments" 0 '^usage: toolgate watch M\.\.\. \[--call TOOL' "$tg" watch "$m/layers" --every 5 --help
+expect "audit verify --help" 0 '--key-file F +the key of a keyed chain' "$tg" audit verify --help
+expect "call --help lists its options and the shared ones" 0 '--disable GLOB' "$tg" call --help
+expect "-h as an option's value is that value" 1 '"code":"invalid_arguments"' \
+  "$tg" call "$m/layers" --tool greet --args -h
+expect "help lists CMD --help" 0 'toolgate COMMAND --help' "$tg" help
+expect "a usage error points at CMD --help" 2 'see toolgate plan --help' "$tg" plan "$m/layers" --bogus
+
+# Failures in words (issue 20 item 10): --trace shows why a hook failed,
+# and an unknown verdict names the valid ones.
+mkdir -p "$work/kit"
+printf '{"toolgate":1,"plugins":[{"id":"test.kit","path":"%s","config":{"guard":"bad-verdict"}}]}' \
+  "$test_plugins/testkit.so" > "$work/kit/m.json"
+expect "--trace shows a failed hook's message" 1 \
+  'trace: guard +test\.kit/guard +failed .*error="answered an unknown verdict 7 \(the valid ones are TG_GUARD_ABSTAIN \(0\), TG_GUARD_DENY \(1\)\)"' \
+  "$tg" call "$work/kit/m.json" --tool greet --args '{"name":"Ada"}' --trace
+
 # check reports errors in every file, not just the first.
 printf '{ "toolgate": 1, "plugins": [ }' > "$work/a.json"
 printf '{ "toolgate": 1, "colour": 1 }' > "$work/b.json"

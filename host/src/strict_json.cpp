@@ -172,10 +172,13 @@ class Handler {
     std::string out;
     for (std::size_t i = 0; i + 1 < frames_.size(); ++i) {
       const Frame& f = frames_[i];
+      // Appended piece by piece: "/" + a temporary string trips GCC 12's
+      // -Wrestrict (a false positive in operator+(const char*, string&&)).
+      out += '/';
       if (f.object)
-        out += "/" + pointer_token(keys_[f.first_key + f.count - 1]);
+        out += pointer_token(keys_[f.first_key + f.count - 1]);
       else
-        out += "/" + std::to_string(f.count - 1);
+        out += std::to_string(f.count - 1);
     }
     return out;
   }

@@ -3,9 +3,17 @@
 // queue a context note so the model knows something was withheld (and does
 // not, say, retry to get it).
 //
-// What is scanned: the text of "text" content blocks, the text of embedded
-// "resource" blocks, and every string in the structured value.  Image and
-// audio data are not text and are left alone.
+// What is scanned: everything in the result a client is shown as text --
+// every text field of every content block ("text", an embedded resource's
+// text and uri, a resource_link's uri, name and description, ...), every
+// string and every object key in the structured value, and on an error its
+// message and each denial's reason.  A guard that quotes the arguments (a
+// path, a command) in its reason would otherwise hand a secret in them back
+// to the client.  Image, audio and blob data are not text and are left alone.
+//
+// On a denied call the engine keeps the denial's code, stage and sources and
+// takes only the wording from a replacement (docs/design.md §2.7): the
+// replacement here is the same result with its strings masked, so it fits.
 #include "../common/config.hpp"
 #include "../common/glob.hpp"
 #include "../common/secrets.hpp"
@@ -14,6 +22,9 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace sdk = toolgate::sdk;
 
@@ -73,14 +84,60 @@ class Redact {
     return count;
   }
 
+  // Every string and every object key (a key can carry a secret as well as
+  // a value can).  Two keys masked alike get " #2", " #3" rather than one
+  // overwriting the other.
   std::size_t redact_value(json::value& v, std::set<std::string>& detectors) const {
+    if (v.is_string()) return redact_string(v.get_string(), detectors);
     std::size_t n = 0;
-    if (v.is_string())
-      n += redact_string(v.get_string(), detectors);
-    else if (v.is_array())
+    if (v.is_array())
       for (auto& e : v.get_array()) n += redact_value(e, detectors);
-    else if (v.is_object())
-      for (auto& kv : v.get_object()) n += redact_value(kv.value(), detectors);
+    if (!v.is_object()) return n;
+    auto& o = v.get_object();
+    std::vector<std::pair<std::size_t, json::string>> renamed;  // position, masked key
+    std::size_t i = 0;
+    for (auto& kv : o) {
+      n += redact_value(kv.value(), detectors);
+      json::string key(kv.key());
+      if (std::size_t k = redact_string(key, detectors)) {
+        n += k;
+        renamed.emplace_back(i, std::move(key));
+      }
+      ++i;
+    }
+    if (renamed.empty()) return n;
+    json::object out(o.storage());
+    out.reserve(o.size());
+    std::size_t r = 0;
+    i = 0;
+    for (auto& kv : o) {
+      std::string key(kv.key());
+      if (r < renamed.size() && renamed[r].first == i) key = std::string(renamed[r++].second);
+      std::string unique = key;
+      for (int c = 2; out.contains(unique); ++c) unique = key + " #" + std::to_string(c);
+      out.emplace(unique, std::move(kv.value()));
+      ++i;
+    }
+    o = std::move(out);
+    return n;
+  }
+
+  // The text fields of a content block, at any depth; not its keys, its
+  // "type" and "mimeType", or binary data ("data", "blob": base64 that the
+  // entropy detector would flag).
+  std::size_t redact_block(json::value& v, std::set<std::string>& detectors) const {
+    std::size_t n = 0;
+    if (v.is_string()) {
+      n += redact_string(v.get_string(), detectors);
+    } else if (v.is_array()) {
+      for (auto& e : v.get_array()) n += redact_block(e, detectors);
+    } else if (v.is_object()) {
+      for (auto& kv : v.get_object()) {
+        auto k = kv.key();
+        if (k == "type" || k == "mimeType" || k == "data" || k == "blob") continue;
+        n += redact_block(kv.value(), detectors);
+      }
+    }
     return n;
   }
 
@@ -91,23 +148,21 @@ class Redact {
     auto& r = result.get_object();
     std::set<std::string> detectors;
     std::size_t count = 0;
-    if (auto* content = r.if_contains("content"); content && content->is_array()) {
-      for (auto& block : content->get_array()) {
-        if (!block.is_object()) continue;
-        auto& b = block.get_object();
-        const json::value* type = b.if_contains("type");
-        if (!type || !type->is_string()) continue;
-        if (type->get_string() == "text") {
-          if (auto* t = b.if_contains("text"); t && t->is_string())
-            count += redact_string(t->get_string(), detectors);
-        } else if (type->get_string() == "resource") {
-          if (auto* res = b.if_contains("resource"); res && res->is_object())
-            if (auto* t = res->get_object().if_contains("text"); t && t->is_string())
-              count += redact_string(t->get_string(), detectors);
-        }
-      }
-    }
+    if (auto* content = r.if_contains("content"); content && content->is_array())
+      for (auto& block : content->get_array()) count += redact_block(block, detectors);
     if (auto* value = r.if_contains("value")) count += redact_value(*value, detectors);
+    // An error's wording: the message and each denial's reason.  Its code,
+    // stage and sources are names the engine chose, never secrets.
+    if (auto* error = r.if_contains("error"); error && error->is_object()) {
+      auto& e = error->get_object();
+      if (auto* m = e.if_contains("message"); m && m->is_string())
+        count += redact_string(m->get_string(), detectors);
+      if (auto* denials = e.if_contains("denials"); denials && denials->is_array())
+        for (auto& d : denials->get_array())
+          if (auto* reason = d.is_object() ? d.get_object().if_contains("reason") : nullptr;
+              reason && reason->is_string())
+            count += redact_string(reason->get_string(), detectors);
+    }
     if (count == 0) return sdk::PostVerdict::accept();
     auto verdict = sdk::PostVerdict::replace(std::move(result));
     if (!note_) return verdict;

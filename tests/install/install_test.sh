@@ -7,7 +7,9 @@
 #   3. scaffold a plugin of every kind in C and C++ with the installed
 #      `toolgate new-plugin`, build them all, run their generated tests;
 #   4. load everything with the installed toolgate and run calls;
-#   5. build the .deb and .tar.gz with cpack and check what they contain.
+#   5. build the .deb and .tar.gz with cpack and check what they contain;
+#   6. install the two .debs with dpkg into a private root (and ask apt's
+#      resolver, simulated) -- dependencies as apt and dpkg see them.
 set -euo pipefail
 src=$(cd "$1" && pwd)
 build=$(cd "$2" && pwd)
@@ -123,10 +125,54 @@ echo "toolgate Depends: $depends"
 for lib in libc6 libstdc++6 libspdlog1 libboost-json1.81.0 libssl3 libre2-9; do
   grep -q "$lib" <<<"$depends" || fail "toolgate's Depends lacks $lib"
 done
-expect '^toolgate \(= ' "$(dpkg-deb -f "$devdeb" Depends)"
+# toolgate-dev depends on the runtime package's *full* version, Debian
+# revision included: "toolgate (= 0.1.0)" is not satisfied by 0.1.0-1, and
+# the README's `apt install ./toolgate_*.deb ./toolgate-dev_*.deb` failed
+# with exactly that (issue 20 item 1).
+version=$(dpkg-deb -f "$deb" Version)
+devdepends=$(dpkg-deb -f "$devdeb" Depends)
+echo "toolgate Version: $version; toolgate-dev Depends: $devdepends"
+[ "$(dpkg-deb -f "$devdeb" Version)" = "$version" ] || fail "toolgate-dev is not version $version"
+grep -Fq "toolgate (= $version)" <<<"$devdepends" ||
+  fail "toolgate-dev's Depends does not name toolgate (= $version): $devdepends"
+
 tgz=$(ls "$work"/packages/toolgate-*.tar.gz)
 listing=$(tar tzf "$tgz")
 for p in /bin/toolgate "/lib/$multiarch/cmake/toolgate/toolgateConfig.cmake" /include/toolgate/toolgate.h; do
   grep -q "$p\$" <<<"$listing" || fail "$tgz lacks $p"
 done
+step "the two .debs install together: dpkg into a private root, apt's resolver"
+# A real dpkg install of the built files, dependencies checked by dpkg
+# itself, into a private root whose package database is a copy of this
+# machine's (so the libraries installed here count as installed) -- the
+# machine's own packages are not touched.  A dependency dpkg cannot satisfy
+# leaves the package unconfigured and fails this step.
+# Unpacking sets owners: as root, or under fakeroot.
+as_root=()
+[ "$(id -u)" = 0 ] || as_root=(fakeroot)
+if [ ${#as_root[@]} = 0 ] || command -v fakeroot >/dev/null; then
+  root=$work/dpkg-root
+  mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
+  cp /var/lib/dpkg/status "$root/var/lib/dpkg/status"
+  touch "$root/var/lib/dpkg/available"
+  "${as_root[@]}" dpkg --root="$root" --log=/dev/null --force-not-root --force-script-chrootless \
+    -i "$deb" "$devdeb" >"$work/dpkg.out" 2>&1 ||
+    { grep -v 'files list file' "$work/dpkg.out" >&2; fail "dpkg -i of the two .debs"; }
+  for p in toolgate toolgate-dev; do
+    [ "$(dpkg-query --admindir="$root/var/lib/dpkg" -W -f '${Status} ${Version}' $p)" = "install ok installed $version" ] ||
+      fail "$p is not installed and configured in the private root"
+  done
+  out=$("$root/usr/bin/toolgate" version)
+  expect "^toolgate ${version%-*} " "$out"
+else
+  echo "SKIP dpkg -i into a private root: not root and no fakeroot"
+fi
+# apt's resolver, as `apt install ./a.deb ./b.deb` runs it (a simulation: no
+# root needed, nothing installed).
+if command -v apt-get >/dev/null; then
+  apt-get install --simulate -o Debug::NoLocking=1 "$deb" "$devdeb" >"$work/apt.out" 2>&1 ||
+    { cat "$work/apt.out" >&2; fail "apt-get install --simulate of the two .debs"; }
+  grep -q "^Conf toolgate-dev ($version " "$work/apt.out" || { cat "$work/apt.out" >&2; fail "apt would not configure toolgate-dev"; }
+fi
+
 echo "install test: ok ($SECONDS s)"

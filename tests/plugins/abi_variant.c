@@ -4,6 +4,8 @@
  *   VARIANT_NO_ENTRY                export no entry symbol at all
  *   VARIANT_INIT_FAILS              init fails with a message
  *   VARIANT_UNREGISTERED_CAP        declare a guard, register nothing
+ *   VARIANT_UNREGISTERED_CAPS       declare a guard, a wrapper, a post-execute
+ *                                   hook and tools; register the guard only
  *   VARIANT_UNDECLARED_CAP          register a guard without declaring it
  *   VARIANT_ABI_1_0                 a plugin built against ABI 1.0 (smaller
  *                                   descriptor): must still load
@@ -87,6 +89,8 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
 
 #ifdef VARIANT_UNDECLARED_CAP
 #define VARIANT_CAPS TG_CAP_PRE_EXECUTE
+#elif defined(VARIANT_UNREGISTERED_CAPS)
+#define VARIANT_CAPS (TG_CAP_GUARD | TG_CAP_EXECUTE_WRAPPER | TG_CAP_POST_EXECUTE | TG_CAP_TOOLS)
 #elif defined(VARIANT_UNKNOWN_CAP)
 #define VARIANT_CAPS (TG_CAP_GUARD | (1u << 30))
 #else

@@ -91,6 +91,9 @@ TEST(Approval, AnUnknownAnswerDenies) {
   auto r = f.call("echo");
   EXPECT_TRUE(r.is_error);
   EXPECT_EQ(*f.body_runs, 0);
+  EXPECT_EQ(r.error->message,
+            "the approver gave an unknown answer 99 (it answers allowed_once, rejected, cancelled "
+            "or unavailable)");
 }
 
 TEST(Approval, TheApproverIsNotAskedWhenNothingAsks) {

@@ -69,7 +69,7 @@ TEST(Concurrency, RegisteringWhileCallingIsSafe) {
     }
   });
   for (int i = 0; i < 50; ++i)
-    f.host.add_guard("g", {"n" + std::to_string(i)},
+    f.host.add_guard("g", {std::string("n").append(std::to_string(i))},
                      [i](const HookCall&) -> std::optional<std::string> {
                        if (i == 49) return "last guard denies";
                        return std::nullopt;

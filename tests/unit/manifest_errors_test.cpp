@@ -172,6 +172,17 @@ std::vector<Broken> cases() {
        "/plugins/0",
        "plugin \"test.variant\" ($P(variant_init_fails)): failed to initialise: the variant's "
        "database is unreachable"},
+      {"declared a kind but registered none",
+       {one("test.variant", "variant_unregistered_cap")},
+       "/plugins/0",
+       "plugin \"test.variant\" ($P(variant_unregistered_cap)): declared a guard (TG_CAP_GUARD) "
+       "but registered none"},
+      {"declared several kinds but registered none of them",
+       {one("test.variant", "variant_unregistered_caps")},
+       "/plugins/0",
+       "plugin \"test.variant\" ($P(variant_unregistered_caps)): declared an execute wrapper "
+       "(TG_CAP_EXECUTE_WRAPPER), a post-execute hook (TG_CAP_POST_EXECUTE) and tools "
+       "(TG_CAP_TOOLS) but registered none of them"},
       {"config rejected",
        {one("test.kit", "testkit", R"x(,"config":{"reject":"/limit"})x")},
        "/plugins/0/config/limit",

@@ -68,6 +68,11 @@ TEST(PluginAbi, EveryKindOfPreExecuteFailureIsAPluginError) {
     EXPECT_EQ(r.error->stage, "tools/pre-execute") << mode;
     EXPECT_EQ(r.error->source, "test.kit/pre") << mode;
     EXPECT_EQ(*f.body_runs, 0) << mode;
+    if (std::string(mode) == "bad-verdict") {  // in words: what it answered, what it may
+      EXPECT_EQ(r.error->message,
+                "pre-execute hook test.kit/pre failed: answered an unknown verdict 42 (the valid "
+                "ones are TG_PRE_KEEP (0), TG_PRE_ALLOW (1), TG_PRE_ASK (2), TG_PRE_DENY (3))");
+    }
   }
   PluginFixture f;
   f.c_status({{"fail", "pre"}});
@@ -86,6 +91,12 @@ TEST(PluginAbi, AGuardThatFailsInAnyWayNeverLetsTheCallThrough) {
     EXPECT_EQ(code_of(r), "plugin_error") << mode;
     EXPECT_EQ(r.error->stage, "guard");
     EXPECT_EQ(*f.body_runs, 0) << mode;
+    if (std::string(mode) == "bad-verdict") {
+      EXPECT_NE(r.error->message.find("answered an unknown verdict 7 (the valid ones are "
+                                      "TG_GUARD_ABSTAIN (0), TG_GUARD_DENY (1))"),
+                std::string::npos)
+          << r.error->message;
+    }
   }
   // An error status wins over the ABSTAIN the C guard also wrote.
   PluginFixture f;
@@ -176,6 +187,13 @@ TEST(PluginAbi, PostExecuteModes) {
     auto r = f.call("echo");
     EXPECT_EQ(code_of(r), "plugin_error") << mode;
     EXPECT_EQ(r.error->stage, "tools/post-execute") << mode;
+    if (std::string(mode) == "bad-verdict") {
+      EXPECT_NE(
+          r.error->message.find("answered an unknown verdict 9 (the valid ones are "
+                                "TG_POST_ACCEPT (0), TG_POST_REPLACE (1), TG_POST_BLOCK (2))"),
+          std::string::npos)
+          << r.error->message;
+    }
   }
   PluginFixture f;
   f.c_status({{"fail", "post"}});

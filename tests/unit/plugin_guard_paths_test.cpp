@@ -123,7 +123,7 @@ TEST(GuardPathsPlugin, DenyGlobsMatchVeryDeepPaths) {
   f.load("guard-paths", f.config({{"deny", json::array{"**/secrets/**"}}}));
   for (int depth : {60, 61, 62, 63, 64, 65, 200}) {
     std::string deep;
-    for (int i = 0; i < depth; ++i) deep += "d" + std::to_string(i) + "/";
+    for (int i = 0; i < depth; ++i) deep.append("d").append(std::to_string(i)).append("/");
     EXPECT_TRUE(has(f.try_path("fs.read", deep + "secrets/key"), "**/secrets/**")) << depth;
     EXPECT_TRUE(has(f.try_path("fs.read", "secrets/" + deep + "key"), "**/secrets/**")) << depth;
     EXPECT_EQ(f.try_path("fs.read", deep + "public/key"), "") << depth;

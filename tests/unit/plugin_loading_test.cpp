@@ -136,7 +136,7 @@ TEST_F(Loading, DeclaredIdMustMatchTheManifest) {
 }
 
 TEST_F(Loading, CapabilitiesAreChecked) {
-  EXPECT_HAS(variant("unregistered_cap"), "declared capabilities it did not register");
+  EXPECT_HAS(variant("unregistered_cap"), "declared a guard (TG_CAP_GUARD) but registered none");
   EXPECT_HAS(variant("undeclared_cap"), "did not declare that capability");
 }
 

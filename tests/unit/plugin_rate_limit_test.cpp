@@ -78,7 +78,7 @@ TEST(RateLimitPlugin, ExactlyTheBurstPassesUnderConcurrency) {
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
       for (int i = 0; i < 25; ++i)
-        if (!call_in(f, "echo", "s" + std::to_string(t)).is_error) ++ok;
+        if (!call_in(f, "echo", std::string("s").append(std::to_string(t))).is_error) ++ok;
     });
   for (auto& t : threads) t.join();
   EXPECT_EQ(ok.load(), 37);

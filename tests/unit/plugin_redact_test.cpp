@@ -107,3 +107,88 @@ TEST(RedactPlugin, BadConfigs) {
   e = g.config_error("redact", {{"detectors", json::array{"ssn"}}});
   EXPECT_EQ(e.substr(0, e.find(':')), "/plugins/0/config/detectors/0");
 }
+
+// Issue 20 item 7: a guard that quotes the arguments in its reason (a path,
+// a command) hands a secret in them back to the client in error.message,
+// in each denial's reason and in the content.  Stacked after the guards,
+// redact masks it in all of them, and the call stays the same denial: same
+// code, stage, source and denial sources, the body not run.
+TEST(RedactPlugin, ASecretInADeniedCallsArgumentsReachesTheClientNowhere) {
+  LibraryFixture f;
+  const std::string key = std::string("AKIA") + "IOSFODNN7EXAMPLE";
+  const std::string path = "/etc/" + key;
+  // A second guard (the embedder's) that quotes the argument too.
+  f.host.add_guard("host", {"echo-path"}, [](const HookCall& c) -> std::optional<std::string> {
+    return "will not touch " + std::string(c.arguments.at("path").as_string());
+  });
+  json::object paths{{"id", "toolgate.guard-paths"},
+                     {"path", library_plugin("guard-paths")},
+                     {"config", {{"read_roots", json::array{f.dir.path.c_str()}}}}};
+  json::object redact{{"id", "toolgate.redact"}, {"path", library_plugin("redact")}};
+  f.host.load_manifest(f.dir.write(
+      "stack.json",
+      json::serialize(json::object{{"toolgate", 1}, {"plugins", json::array{paths, redact}}})));
+
+  std::vector<ToolCall> calls;
+  calls.push_back(make_call("echo", {{"path", sv(path)}}));
+  auto batch = f.host.call_batch(std::move(calls));
+  const auto& r = batch.results.at(0);
+  const std::string all = json::serialize(r.to_json());
+  EXPECT_FALSE(has(all, key)) << all;  // content, value, error.message, denials
+  EXPECT_FALSE(has(all, key.substr(4))) << all;
+  ASSERT_TRUE(r.is_error) << all;
+  EXPECT_EQ(code_of(r), "denied");
+  EXPECT_EQ(r.error->stage, "guard");
+  EXPECT_EQ(r.error->source, "host/echo-path");  // the first denier, by id
+  EXPECT_FALSE(r.value.has_value());
+  EXPECT_EQ(*f.body_runs, 0);
+  EXPECT_TRUE(has(r.error->message, "[REDACTED:aws_access_key]")) << r.error->message;
+  ASSERT_EQ(r.error->denials.size(), 2u) << all;
+  EXPECT_EQ(r.error->denials[0].at("source"), "host/echo-path");
+  EXPECT_EQ(r.error->denials[0].at("reason"), "will not touch /etc/[REDACTED:aws_access_key]");
+  EXPECT_EQ(r.error->denials[1].at("source"), "toolgate.guard-paths/paths");
+  EXPECT_TRUE(has(std::string(r.error->denials[1].at("reason").as_string()),
+                  "echo: /path \"/etc/[REDACTED:aws_access_key]\""))
+      << all;
+  ASSERT_EQ(batch.additional_contexts.size(), 1u);
+  EXPECT_FALSE(has(batch.additional_contexts[0], key));
+  EXPECT_TRUE(has(batch.additional_contexts[0], "aws_access_key"));
+}
+
+// Structured content is text too: a secret in an object key of the value,
+// and in the text fields of resource_link and resource blocks, is masked;
+// keys masked alike do not overwrite each other.
+TEST(RedactPlugin, MasksKeysOfTheValueAndEveryTextFieldOfContentBlocks) {
+  LibraryFixture f;
+  const std::string token = std::string("ghp_") + "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789";
+  const std::string token2 = std::string("ghp_") + "zYxWvUtSrQpOnMlKjIhGfEdCbA9876543210";
+  ToolDefinition t;
+  t.name = "lookup";
+  t.execute = [token, token2](const ToolContext&) {
+    return ToolOutput::success(json::object{{sv(token), 1}, {sv(token2), 2}, {"plain", 3}});
+  };
+  t.render = [token](const json::value&) {
+    return json::array{
+        json::object{{"type", "resource_link"},
+                     {"uri", sv("https://example.com/?t=" + token)},
+                     {"name", sv("token " + token)},
+                     {"description", sv(token)}},
+        json::object{{"type", "resource"},
+                     {"resource", json::object{{"uri", sv("mem://" + token)}, {"text", "ok"}}}}};
+  };
+  f.host.register_tool(std::move(t));
+  f.load("redact", {{"note", false}});
+  auto r = f.call("lookup");
+  const std::string all = json::serialize(r.to_json());
+  ASSERT_FALSE(r.is_error) << all;
+  EXPECT_FALSE(has(all, token.substr(4))) << all;
+  EXPECT_FALSE(has(all, token2.substr(4))) << all;
+  const auto& v = r.value->as_object();
+  EXPECT_EQ(v.size(), 3u) << all;
+  EXPECT_EQ(v.at("[REDACTED:github_token]"), 1) << all;
+  EXPECT_EQ(v.at("[REDACTED:github_token] #2"), 2) << all;
+  EXPECT_EQ(v.at("plain"), 3);
+  EXPECT_EQ(r.content[0].at("name"), "token [REDACTED:github_token]");
+  const std::string uri(r.content[1].at("resource").at("uri").as_string());
+  EXPECT_TRUE(has(uri, "mem:") && has(uri, "[REDACTED:")) << uri;  // "//..." reads as entropy too
+}

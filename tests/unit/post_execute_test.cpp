@@ -2,6 +2,9 @@
 // context; a denial stays a denial.
 #include "test_support.hpp"
 
+#include <functional>
+#include <utility>
+
 using namespace tgtest;
 
 namespace {
@@ -82,6 +85,95 @@ TEST(PostExecute, RunsForDeniedCallsAndCannotTurnADenialIntoSuccess) {
   EXPECT_EQ(*f.body_runs, 0);
 }
 
+// A redactor must be able to mask what a denial quotes from the arguments
+// wherever the client sees it (issue 20 item 7): on a denied call a
+// replacement's error.message and each denial's reason are taken as well as
+// its content -- and nothing else: code, stage, source, the denials' sources
+// and the absence of a value stay the engine's.
+TEST(PostExecute, ADeniedCallsMessageAndReasonsMayBeRewordedButNothingElse) {
+  Fixture f;
+  f.host.add_guard("a", {"one"},
+                   [](const HookCall&) -> std::optional<std::string> { return "one saw hunter2"; });
+  f.host.add_guard("b", {"two"},
+                   [](const HookCall&) -> std::optional<std::string> { return "two saw hunter2"; });
+  f.host.add_post_execute("p", {"mask"}, [](const HookCall& c) {
+    json::object r = c.candidate()->as_object();
+    auto& e = r["error"].as_object();
+    EXPECT_EQ(e["message"], "one saw hunter2; two saw hunter2");
+    e["message"] = "one saw ***; two saw ***";
+    for (auto& d : e["denials"].as_array()) d.as_object()["reason"] = "saw ***";
+    r["content"] = json::array{text_block("masked")};
+    // Claims a reworded denial may not make: all ignored.
+    e["code"] = "tool_error";
+    e["stage"] = "tools/post-execute";
+    e["source"] = "p/mask";
+    r["isError"] = false;
+    r["value"] = "laundered";
+    return PostVerdict::replace(r).add_context("masked one");
+  });
+  std::vector<ToolCall> calls(1);
+  calls[0].identity.tool = "echo";
+  auto batch = f.host.call_batch(std::move(calls));
+  const auto& r = batch.results.at(0);
+  ASSERT_TRUE(r.is_error);
+  EXPECT_EQ(code_of(r), "denied");
+  EXPECT_EQ(r.error->stage, "guard");
+  EXPECT_EQ(r.error->source, "a/one");
+  EXPECT_FALSE(r.value.has_value());
+  EXPECT_EQ(r.error->message, "one saw ***; two saw ***");
+  EXPECT_EQ(r.content.at(0).at("text"), "masked");
+  EXPECT_EQ(r.error->denials,
+            (json::array{json::object{{"source", "a/one"}, {"reason", "saw ***"}},
+                         json::object{{"source", "b/two"}, {"reason", "saw ***"}}}));
+  EXPECT_EQ(batch.additional_contexts, std::vector<std::string>{"masked one"});
+  EXPECT_EQ(*f.body_runs, 0);
+}
+
+// A rewording that does not fit the denial -- denials dropped, reordered or
+// renamed, a message that is not a string -- is the hook's failure:
+// plugin_error naming it, nothing of its answer kept, never a success.
+TEST(PostExecute, ARewordingThatChangesTheDenialsIsAFailureOfTheHook) {
+  auto run = [](std::function<void(json::object&)> change) {
+    Fixture f;
+    f.host.add_guard("a", {"one"},
+                     [](const HookCall&) -> std::optional<std::string> { return "no"; });
+    f.host.add_guard("b", {"two"},
+                     [](const HookCall&) -> std::optional<std::string> { return "no"; });
+    f.host.add_post_execute("p", {"sloppy"}, [change](const HookCall& c) {
+      json::object r = c.candidate()->as_object();
+      change(r["error"].as_object());
+      return PostVerdict::replace(r).add_context("from the sloppy hook");
+    });
+    std::vector<ToolCall> calls(1);
+    calls[0].identity.tool = "echo";
+    return f.host.call_batch(std::move(calls));
+  };
+  const std::vector<std::pair<std::string, std::function<void(json::object&)>>> cases = {
+      {"dropped", [](json::object& e) { e["denials"].as_array().pop_back(); }},
+      {"reordered",
+       [](json::object& e) {
+         auto& d = e["denials"].as_array();
+         std::swap(d[0], d[1]);
+       }},
+      {"renamed",
+       [](json::object& e) { e["denials"].as_array()[1].as_object()["source"] = "p/x"; }},
+      {"reason not a string",
+       [](json::object& e) { e["denials"].as_array()[0].as_object()["reason"] = 1; }},
+      {"not an array", [](json::object& e) { e["denials"] = "none"; }},
+      {"message not a string", [](json::object& e) { e["message"] = json::array{}; }},
+  };
+  for (const auto& [name, change] : cases) {
+    auto batch = run(change);
+    const auto& r = batch.results.at(0);
+    EXPECT_TRUE(r.is_error) << name;
+    EXPECT_EQ(code_of(r), "plugin_error") << name;
+    EXPECT_EQ(r.error->stage, "tools/post-execute") << name;
+    EXPECT_EQ(r.error->source, "p/sloppy") << name;
+    EXPECT_NE(r.error->message.find("reworded a denial"), std::string::npos) << r.error->message;
+    EXPECT_TRUE(batch.additional_contexts.empty()) << name;
+  }
+}
+
 TEST(PostExecute, AddContextQueuesForTheBatch) {
   Fixture f;
   f.host.add_post_execute("p", {"note"}, [](const HookCall&) {
@@ -122,7 +214,11 @@ TEST(PostExecute, AnUnknownVerdictIsAPluginError) {
     v.kind = static_cast<PostVerdict::Kind>(9);
     return v;
   });
-  EXPECT_EQ(code_of(f.call("echo")), "plugin_error");
+  auto r = f.call("echo");
+  EXPECT_EQ(code_of(r), "plugin_error");
+  EXPECT_EQ(r.error->message,
+            "post-execute hook p/weird failed: gave an unknown verdict 9 (a post-execute hook "
+            "answers accept, replace or block)");
 }
 
 // Error codes are a closed set (docs/design.md §4.2), and an error a hook

@@ -158,6 +158,9 @@ TEST(PreExecute, AnUnknownVerdictFailsClosed) {
   auto r = f.call("echo");
   EXPECT_EQ(code_of(r), "plugin_error");
   EXPECT_EQ(*f.body_runs, 0);
+  EXPECT_EQ(r.error->message,
+            "pre-execute hook t/weird failed: gave an unknown verdict 77 (a pre-execute hook "
+            "answers keep, allow, ask or deny)");
 }
 
 TEST(PreExecute, ToolFilterMeansTheHookIsNeverCalledForOtherTools) {

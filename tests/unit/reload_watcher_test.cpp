@@ -34,7 +34,7 @@ struct CountingWatcher {
 };
 
 void write(const fs::path& p, const std::string& text) {
-  auto tmp = p.parent_path() / ("." + p.filename().string() + ".tmp");
+  auto tmp = p.parent_path() / std::string(".").append(p.filename().string()).append(".tmp");
   std::ofstream(tmp) << text;
   fs::rename(tmp, p);
 }

@@ -42,8 +42,13 @@ const json::object& Message::params() const {
 bool valid_id(const json::value& id) { return id.is_string() || id.is_int64() || id.is_uint64(); }
 
 std::string id_key(const json::value& id) {
-  if (id.is_string()) return "s" + std::string(id.get_string());
-  return "n" + json::serialize(id);
+  // Built by appending: "s" + a temporary string trips GCC 12's -Wrestrict.
+  std::string key(1, id.is_string() ? 's' : 'n');
+  if (id.is_string())
+    key.append(id.get_string().data(), id.get_string().size());
+  else
+    key += json::serialize(id);
+  return key;
 }
 
 std::string text_of(const json::value& v) { return json::serialize(v); }

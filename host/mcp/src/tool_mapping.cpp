@@ -71,9 +71,11 @@ ToolOutput output_from_call_result(const json::value& result, std::string_view t
       const auto* bo = b.if_object();
       if (!bo) continue;
       const auto* t = bo->if_contains("text");
-      if (t && t->is_string()) text += (text.empty() ? "" : "\n") + std::string(t->get_string());
+      if (!t || !t->is_string()) continue;
+      if (!text.empty()) text += '\n';
+      text.append(t->get_string().data(), t->get_string().size());
     }
-    if (text.empty()) text = "the MCP server reported an error for " + std::string(tool);
+    if (text.empty()) text.append("the MCP server reported an error for ").append(tool);
     return ToolOutput::failure(std::move(text));
   }
   json::value value = nullptr;

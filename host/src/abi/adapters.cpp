@@ -39,8 +39,10 @@ void check(const tg_call& c, tg_status st) {
   if (!c.malformed.empty()) throw HookFailure("malformed answer: " + c.malformed);
 }
 
-[[noreturn]] void unknown_verdict(int32_t v) {
-  throw HookFailure("answered an unknown verdict " + std::to_string(v));
+// `valid` lists the verdicts the kind answers, as the header names them.
+[[noreturn]] void unknown_verdict(int32_t v, const char* valid) {
+  throw HookFailure("answered an unknown verdict " + std::to_string(v) + " (the valid ones are " +
+                    valid + ")");
 }
 
 }  // namespace
@@ -66,7 +68,8 @@ PreExecuteFn adapt<HookKind::pre_execute>(PluginPtr p, tg_pre_execute_fn fn, voi
         v.kind = PreVerdict::Kind::deny;
         break;
       default:
-        unknown_verdict(verdict);
+        unknown_verdict(verdict,
+                        "TG_PRE_KEEP (0), TG_PRE_ALLOW (1), TG_PRE_ASK (2), TG_PRE_DENY (3)");
     }
     if (c.reason) v.reason = std::move(*c.reason);
     v.arguments = std::move(c.new_arguments);
@@ -82,7 +85,8 @@ GuardFn adapt<HookKind::guard>(PluginPtr p, tg_guard_fn fn, void* ud) {
     check(c, p->invoke([&] { return fn(ud, &c, &verdict); }));
     if (verdict == TG_GUARD_ABSTAIN) return std::nullopt;
     if (verdict == TG_GUARD_DENY) return c.reason.value_or("");
-    unknown_verdict(verdict);  // fail closed: never read as abstain
+    unknown_verdict(
+        verdict, "TG_GUARD_ABSTAIN (0), TG_GUARD_DENY (1)");  // fail closed: never read as abstain
   };
 }
 
@@ -123,7 +127,7 @@ PostExecuteFn adapt<HookKind::post_execute>(PluginPtr p, tg_post_execute_fn fn, 
         v.kind = PostVerdict::Kind::block;
         break;
       default:
-        unknown_verdict(verdict);
+        unknown_verdict(verdict, "TG_POST_ACCEPT (0), TG_POST_REPLACE (1), TG_POST_BLOCK (2)");
     }
     if (c.reason) v.reason = std::move(*c.reason);
     v.contexts = std::move(c.contexts);

@@ -64,8 +64,9 @@ int run_audit(const Args& args) {
     if (!(ok = ok && v.feed_file(f))) break;
   if (ok) v.finish();
   if (const auto& p = v.problem()) {
-    std::printf("FAIL %s%s: %s\n", p->file.c_str(),
-                p->line ? (":" + std::to_string(p->line)).c_str() : "", p->what.c_str());
+    std::string line;
+    if (p->line) line.append(":").append(std::to_string(p->line));
+    std::printf("FAIL %s%s: %s\n", p->file.c_str(), line.c_str(), p->what.c_str());
     std::printf("%s verified before it\n", plural(v.records(), "record").c_str());
     return 1;
   }

@@ -40,6 +40,11 @@ void print_trace(const Event& e) {
                      std::string(d.at("verdict").as_string()) + "  " +
                      std::to_string(d.at("ns").as_int64() / 1000) + "us";
   if (auto* r = d.if_contains("reason")) line += "  reason=" + json::serialize(*r);
+  // What went wrong, not only that it did: a failed hook's message, a
+  // normalization problem, an error code.
+  for (const char* key : {"error", "problem", "code"})
+    if (auto* v = d.if_contains(key))
+      line.append("  ").append(key).append("=").append(json::serialize(*v));
   if (auto* a = d.if_contains("arguments_after"))
     line +=
         "  arguments " + json::serialize(d.at("arguments_before")) + " -> " + json::serialize(*a);

@@ -205,8 +205,10 @@ void print_text(const fs::path& plugin, const Findings& f) {
     for (const auto& hv : hooks->as_array()) {
       const auto& h = hv.as_object();
       std::string tools;
-      for (const auto& t : h.at("tools").as_array())
-        tools += (tools.empty() ? "" : ",") + std::string(t.as_string());
+      for (const auto& t : h.at("tools").as_array()) {
+        if (!tools.empty()) tools += ',';
+        tools.append(t.as_string().data(), t.as_string().size());
+      }
       std::printf("registers     %s %s (tools %s, priority %lld)\n",
                   std::string(h.at("stage").as_string()).c_str(),
                   std::string(h.at("name").as_string()).c_str(),

@@ -10,66 +10,227 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace {
 
+using toolgate::cli::Args;
+
+// One row per command: `toolgate help` lists them all, `toolgate CMD --help`
+// prints one.
+struct Command {
+  const char* name;
+  const char* synopsis;  // after "toolgate "; continuation lines indented
+  const char* summary;   // what it does, pre-wrapped
+  const char* options;   // `CMD --help`: each option of its own, pre-wrapped
+  bool manifests;        // takes M... and the shared options
+  // Options that take a value: a value is never read as --help.
+  std::vector<std::string_view> value_flags;
+  int (*run)(const Args&);
+};
+
+int run_version(const Args&) {
+  std::printf("toolgate %s (plugin ABI %d.%d)\n", TOOLGATE_VERSION, TOOLGATE_ABI_MAJOR,
+              TOOLGATE_ABI_MINOR);
+  return 0;
+}
+int run_help(const Args&);
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"demo",
+       "demo [--samples DIR]",
+       "walk the pipeline, one plugin per section",
+       "  --samples DIR                 the samples folder (manifests/, plugins/); default:\n"
+       "                                the installed samples, else the build tree's\n",
+       false,
+       {"--samples"},
+       toolgate::cli::run_demo},
+      {"check",
+       "check M...",
+       "load the manifests without running a call;\nprints ok and a summary, or every error",
+       "",
+       true,
+       {},
+       toolgate::cli::run_check},
+      {"plan",
+       "plan M... [--tool NAME] [--json]",
+       "the resolved order of every stage",
+       "  --tool NAME                   only the hooks whose tool filter matches NAME\n"
+       "  --json                        one JSON object instead of text\n",
+       true,
+       {"--tool"},
+       toolgate::cli::run_plan},
+      {"call",
+       "call M... --tool NAME [--args JSON] [--approve yes|no|prompt]\n"
+       "          [--trace] [--events FILE]",
+       "one call of a sample tool (greet, slow) or of a\n"
+       "tool a plugin registers; prints the result JSON,\n"
+       "exit 1 when the call ended as an error",
+       "  --tool NAME                   the tool to call\n"
+       "  --args JSON                   its arguments, a JSON object (default {})\n"
+       "  --approve yes|no|prompt       answer a pre-execute ask: allow once, reject,\n"
+       "                                or ask on the terminal (default: no approver,\n"
+       "                                so an ask ends as approval_unavailable)\n"
+       "  --trace                       every hook's verdict, argument change, duration\n"
+       "                                and failure message, on stderr\n"
+       "  --events FILE                 append the session events as JSON lines\n",
+       true,
+       {"--tool", "--args", "--approve", "--events"},
+       toolgate::cli::run_call},
+      {"watch",
+       "watch M... [--call TOOL --args JSON --every MS] [--no-probe]",
+       "reload on every change (and SIGHUP), one line\n"
+       "per reload; optionally make a call repeatedly",
+       "  --call TOOL                   call TOOL after every reload and every MS ms\n"
+       "  --args JSON                   the call's arguments (default {})\n"
+       "  --every MS                    how often to call, 1 to 3600000 (default 1000)\n"
+       "  --no-probe                    load a new build in this process without first\n"
+       "                                trying it in a child process\n",
+       true,
+       {"--call", "--args", "--every"},
+       toolgate::cli::run_watch},
+      {"audit",
+       "audit verify [--no-genesis] [--key-file F] [--anchor F] [--max-line-bytes N] FILE...",
+       "check audit logs' hash chain (oldest file first);\n"
+       "--key-file checks a keyed chain's HMACs, --anchor\n"
+       "checks the chain against its anchor file.  Exit 3:\n"
+       "a keyed chain checked without its key",
+       "  --key-file F                  the key of a keyed chain: every record's HMAC\n"
+       "                                must check with it\n"
+       "  --anchor F                    check the chain against this anchor file\n"
+       "  --no-genesis                  accept a first record that does not start the\n"
+       "                                chain (older files archived)\n"
+       "  --max-line-bytes N            the longest record line read (default 64 MiB)\n",
+       false,
+       {"--key-file", "--anchor", "--max-line-bytes"},
+       toolgate::cli::run_audit},
+      {"mcp",
+       "mcp M... [--events FILE] [--max-message-bytes N] -- CMD ARGS...",
+       "MCP gateway: run CMD as an MCP server on stdio and\n"
+       "relay a client on our stdin/stdout to it, every\n"
+       "tools/call through the pipeline (asks become\n"
+       "elicitation requests to the client)",
+       "  --events FILE                 append the session events as JSON lines\n"
+       "  --max-message-bytes N         the largest message either side may send\n"
+       "                                (default 16 MiB)\n"
+       "  -- CMD ARGS...                the server's command; what follows -- is its own\n",
+       true,
+       {"--events", "--max-message-bytes"},
+       toolgate::cli::run_mcp},
+      {"inspect",
+       "inspect PLUGIN.so [--json] [--config JSON]",
+       "what a plugin is (ABI, id, version, capabilities,\n"
+       "flags, registrations, exports) and what is wrong\n"
+       "with its build; init runs in a child process.\n"
+       "Exit 1 when it finds a problem",
+       "  --json                        one JSON object instead of text\n"
+       "  --config JSON                 the config init gets (default {})\n",
+       false,
+       {"--config"},
+       toolgate::cli::run_inspect},
+      {"new-plugin",
+       "new-plugin NAME --lang c|cpp [--kind guard|pre|wrapper|post|observer] [--dir DIR]",
+       "scaffold a plugin project (sources, CMakeLists.txt,\n"
+       "manifest, tests) in DIR (default ./NAME); never\n"
+       "overwrites a file",
+       "  --lang c|cpp                  the language of the plugin\n"
+       "  --kind KIND                   guard (default), pre, wrapper, post or observer\n"
+       "  --dir DIR                     where to write the project (default ./NAME)\n",
+       false,
+       {"--lang", "--kind", "--dir"},
+       toolgate::cli::run_new_plugin},
+      {"version", "version", "toolgate's version and plugin ABI", "", false, {}, run_version},
+      {"help", "help", "this text", "", false, {}, run_help},
+  };
+  return table;
+}
+
+// Each line of `text` after `indent`.
+std::string indented(std::string_view text, std::string_view indent) {
+  std::string out;
+  for (std::size_t pos = 0; pos < text.size();) {
+    auto nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    out.append(indent).append(text.substr(pos, nl - pos)).append("\n");
+    pos = nl + 1;
+  }
+  return out;
+}
+
+constexpr const char* kManifests =
+    "M is a manifest file or a folder (its *.json files, in name order); several\n"
+    "stack as layers.  Without M, the default folders are loaded: the system one\n"
+    "(" TOOLGATE_SYSTEM_MANIFEST_DIR
+    ", or $TOOLGATE_SYSTEM_MANIFEST_DIR)\n"
+    "then the user's (${XDG_CONFIG_HOME:-~/.config}/toolgate/manifest.d, or\n"
+    "$TOOLGATE_USER_MANIFEST_DIR); a variable set empty turns its folder off.  A\n"
+    "missing folder is skipped; if none holds a manifest, or one is writable by\n"
+    "other users, the command refuses to run.  Shared options:\n"
+    "  --disable GLOB                disable plugins/hooks by id glob (\"all\");\n"
+    "                                locked ones are kept and reported.  Also the\n"
+    "                                TOOLGATE_DISABLE environment variable (comma-separated)\n"
+    "  --allow-insecure-plugin-permissions\n"
+    "                                load manifests and plugins writable by other users\n";
+
+constexpr const char* kExitStatus =
+    "exit status: 0 ok, 1 failure (invalid manifest, call ended as an error), 2 usage\n";
+
 void usage(std::FILE* out) {
-  std::fputs(
-      "usage: toolgate COMMAND [ARGS]\n"
-      "\n"
-      "commands:\n"
-      "  demo [--samples DIR]          walk the pipeline, one plugin per section\n"
-      "  check M...                    load the manifests without running a call;\n"
-      "                                prints ok and a summary, or every error\n"
-      "  plan M... [--tool NAME] [--json]\n"
-      "                                the resolved order of every stage\n"
-      "  call M... --tool NAME [--args JSON] [--approve yes|no|prompt]\n"
-      "            [--trace] [--events FILE]\n"
-      "                                one call of a sample tool (greet, slow)\n"
-      "  watch M... [--call TOOL --args JSON --every MS] [--no-probe]\n"
-      "                                reload on every change (and SIGHUP), one line\n"
-      "                                per reload; optionally make a call repeatedly\n"
-      "  audit verify [--no-genesis] [--key-file F] [--anchor F] [--max-line-bytes N] FILE...\n"
-      "                                check audit logs' hash chain (oldest file first);\n"
-      "                                --key-file checks a keyed chain's HMACs, --anchor\n"
-      "                                checks the chain against its anchor file.  Exit 3:\n"
-      "                                a keyed chain checked without its key\n"
-      "  mcp M... [--events FILE] [--max-message-bytes N] -- CMD ARGS...\n"
-      "                                MCP gateway: run CMD as an MCP server on stdio and\n"
-      "                                relay a client on our stdin/stdout to it, every\n"
-      "                                tools/call through the pipeline (asks become\n"
-      "                                elicitation requests to the client)\n"
-      "  inspect PLUGIN.so [--json] [--config JSON]\n"
-      "                                what a plugin is (ABI, id, version, capabilities,\n"
-      "                                flags, registrations, exports) and what is wrong\n"
-      "                                with its build; init runs in a child process.\n"
-      "                                Exit 1 when it finds a problem\n"
-      "  new-plugin NAME --lang c|cpp [--kind guard|pre|wrapper|post|observer] [--dir DIR]\n"
-      "                                scaffold a plugin project (sources, CMakeLists.txt,\n"
-      "                                manifest, tests) in DIR (default ./NAME); never\n"
-      "                                overwrites a file\n"
-      "  version                       toolgate's version and plugin ABI\n"
-      "  help                          this text\n"
-      "\n"
-      "M is a manifest file or a folder (its *.json files, in name order); several\n"
-      "stack as layers.  Without M, the default folders are loaded: the system one\n"
-      "(" TOOLGATE_SYSTEM_MANIFEST_DIR
-      ", or $TOOLGATE_SYSTEM_MANIFEST_DIR)\n"
-      "then the user's (${XDG_CONFIG_HOME:-~/.config}/toolgate/manifest.d, or\n"
-      "$TOOLGATE_USER_MANIFEST_DIR); a variable set empty turns its folder off.  A\n"
-      "missing folder is skipped; if none holds a manifest, or one is writable by\n"
-      "other users, the command refuses to run.  Shared options:\n"
-      "  --disable GLOB                disable plugins/hooks by id glob (\"all\");\n"
-      "                                locked ones are kept and reported.  Also the\n"
-      "                                TOOLGATE_DISABLE environment variable (comma-separated)\n"
-      "  --allow-insecure-plugin-permissions\n"
-      "                                load manifests and plugins writable by other users\n"
-      "\n"
-      "exit status: 0 ok, 1 failure (invalid manifest, call ended as an error), 2 usage\n",
-      out);
+  std::string text =
+      "usage: toolgate COMMAND [ARGS]\n       toolgate COMMAND --help\n\ncommands:\n";
+  for (const auto& c : commands()) {
+    std::string synopsis = indented(c.synopsis, "  ");
+    // A short synopsis and the summary's first line share a line.
+    auto first_nl = synopsis.find('\n');
+    if (first_nl == synopsis.size() - 1 && synopsis.size() < 32) {
+      synopsis.pop_back();
+      synopsis.resize(32, ' ');
+      std::string summary = indented(c.summary, std::string(32, ' '));
+      text += synopsis + summary.substr(32);
+    } else {
+      text += synopsis + indented(c.summary, std::string(32, ' '));
+    }
+  }
+  text.append("\n").append(kManifests).append("\n").append(kExitStatus);
+  std::fputs(text.c_str(), out);
+}
+
+void command_usage(const Command& c) {
+  std::string text = "usage: toolgate ";
+  text.append(c.synopsis).append("\n\n").append(c.summary).append("\n");
+  text.append("\noptions:\n").append(c.options);
+  text.append("  -h, --help                    this text\n");
+  if (c.manifests) text.append("\n").append(kManifests);
+  text.append("\n").append(kExitStatus);
+  std::fputs(text.c_str(), stdout);
+}
+
+int run_help(const Args&) {
+  usage(stdout);
+  return 0;
+}
+
+// `--help` or `-h` where an option may stand: not as the value of an option
+// that takes one, and not after `--` (the MCP server's own arguments).
+bool asks_for_help(const Args& args, const Command& c) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") return false;
+    if (a == "--help" || a == "-h") return true;
+    auto takes_value = [&](std::string_view flag) {
+      return std::find(c.value_flags.begin(), c.value_flags.end(), flag) != c.value_flags.end() ||
+             (c.manifests && (flag == "--manifest" || flag == "--disable"));
+    };
+    if (takes_value(a)) ++i;
+  }
+  return false;
 }
 
 }  // namespace
@@ -85,31 +246,23 @@ int main(int argc, char** argv) {
   std::string cmd = argv[1];
   toolgate::cli::Args args(argv + 2, argv + argc);
   try {
-    if (cmd == "demo") return toolgate::cli::run_demo(args);
-    if (cmd == "call") return toolgate::cli::run_call(args);
-    if (cmd == "check") return toolgate::cli::run_check(args);
-    if (cmd == "plan") return toolgate::cli::run_plan(args);
-    if (cmd == "watch") return toolgate::cli::run_watch(args);
-    if (cmd == "mcp") return toolgate::cli::run_mcp(args);
-    // The child side of hot reload's probe: load a candidate, init, exit.
+    // The child sides of hot reload's probe and of inspect: they run a
+    // plugin's code, so neither can crash the command that started them.
     if (cmd == "__probe") return toolgate::detail::probe_main(args);
-    if (cmd == "audit") return toolgate::cli::run_audit(args);
-    if (cmd == "inspect") return toolgate::cli::run_inspect(args);
-    // The child side of inspect: runs the plugin's code so inspect cannot crash.
     if (cmd == "__inspect") return toolgate::cli::inspect_child_main(args);
-    if (cmd == "new-plugin") return toolgate::cli::run_new_plugin(args);
-    if (cmd == "version" || cmd == "--version") {
-      std::printf("toolgate %s (plugin ABI %d.%d)\n", TOOLGATE_VERSION, TOOLGATE_ABI_MAJOR,
-                  TOOLGATE_ABI_MINOR);
-      return 0;
-    }
-    if (cmd == "help" || cmd == "--help" || cmd == "-h") {
-      usage(stdout);
-      return 0;
+    if (cmd == "--help" || cmd == "-h") cmd = "help";
+    if (cmd == "--version") cmd = "version";
+    for (const auto& c : commands()) {
+      if (cmd != c.name) continue;
+      if (asks_for_help(args, c)) {
+        command_usage(c);
+        return 0;
+      }
+      return c.run(args);
     }
   } catch (const toolgate::cli::UsageError& e) {
-    std::fprintf(stderr, "toolgate %s: usage error: %s (see toolgate help)\n", cmd.c_str(),
-                 e.what());
+    std::fprintf(stderr, "toolgate %s: usage error: %s (see toolgate %s --help)\n", cmd.c_str(),
+                 e.what(), cmd.c_str());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "toolgate %s: error: %s\n", cmd.c_str(), e.what());

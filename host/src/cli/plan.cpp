@@ -35,8 +35,10 @@ int run_plan(const Args& args) {
     for (const auto& hv : hooks) {
       const auto& h = hv.as_object();
       std::string tools;
-      for (const auto& t : h.at("tools").as_array())
-        tools += (tools.empty() ? "" : ",") + std::string(t.as_string());
+      for (const auto& t : h.at("tools").as_array()) {
+        if (!tools.empty()) tools += ',';
+        tools.append(t.as_string().data(), t.as_string().size());
+      }
       std::printf("  %d. %-36s layer=%s priority=%lld tools=%s", ++n,
                   std::string(h.at("id").as_string()).c_str(),
                   std::string(h.at("layer").as_string()).c_str(),

@@ -16,9 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <string_view>
+#include <vector>
 
 namespace toolgate::detail {
 
@@ -47,6 +50,27 @@ std::string hex(std::uint32_t v) {
   char b[16];
   std::snprintf(b, sizeof b, "0x%x", v);
   return b;
+}
+
+// The declared capabilities nothing was registered for, in words from the
+// hook-kind table: "a guard (TG_CAP_GUARD)", "tools (TG_CAP_TOOLS)".
+std::string unregistered(std::uint32_t missing) {
+  std::vector<std::string> kinds;
+  for (const auto& k : kHookKinds) {
+    if (!(missing & k.capability)) continue;
+    std::string macro = "TG_CAP_";
+    for (char c : k.capability_name)
+      macro += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const bool vowel = std::string_view("aeiou").find(k.noun.front()) != std::string_view::npos;
+    std::string words = vowel ? "an " : "a ";
+    words.append(k.noun).append(" (").append(macro).append(")");
+    kinds.push_back(std::move(words));
+  }
+  if (missing & TG_CAP_TOOLS) kinds.push_back("tools (TG_CAP_TOOLS)");
+  std::string out = "declared ";
+  for (std::size_t i = 0; i < kinds.size(); ++i)
+    out.append(i == 0 ? "" : i + 1 == kinds.size() ? " and " : ", ").append(kinds[i]);
+  return out.append(kinds.size() == 1 ? " but registered none" : " but registered none of them");
 }
 
 // Checks the descriptor against what this host speaks.
@@ -239,8 +263,9 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
   for (const auto& h : ctx.hooks)
     registered |= info(static_cast<HookKind>(h.fn.index())).capability;
   if (std::uint32_t missing = d->capabilities & ~registered)
-    fail("declared capabilities it did not register (" + hex(missing) + ")",
-         "register a callback of each declared kind in init, or drop the capability");
+    fail(unregistered(missing),
+         "register a callback of each declared kind in init, or drop the capability from the "
+         "descriptor");
 
   loaded->instance = inst;
   loaded->id = mp.id;

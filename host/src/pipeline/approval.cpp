@@ -46,9 +46,11 @@ void run_approval(CallState& s) {
       break;
     default:
       // An answer outside the enum is not an approval: fail closed.
-      s.record(stage::approval, "approver", "failed", took);
-      s.fail(error_code::plugin_error, "the approver gave an unknown answer", stage::approval,
-             "approver");
+      std::string what = "the approver gave an unknown answer " +
+                         std::to_string(static_cast<int>(answer)) +
+                         " (it answers allowed_once, rejected, cancelled or unavailable)";
+      s.record(stage::approval, "approver", "failed", took, {{"error", what}});
+      s.fail(error_code::plugin_error, std::move(what), stage::approval, "approver");
       return;
   }
   s.record(stage::approval, "approver", name, took);

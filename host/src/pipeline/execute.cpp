@@ -69,6 +69,7 @@ ExecResult Chain::run(std::size_t from, const std::shared_ptr<Signal>& signal) {
   auto run =
       invoke_hook(s, kind.stage, w, [&] { chosen = &w.fn(s.view(kind.stage), signal, next); });
   ExecResult out;
+  bool own_failure = true;
   if (!run.ok) {
     out = wrapper_error(w.id, "execute wrapper " + w.id + " failed: " + run.error);
   } else if (!next.issued(chosen)) {
@@ -78,9 +79,12 @@ ExecResult Chain::run(std::size_t from, const std::shared_ptr<Signal>& signal) {
     // The chosen entry belongs to this chain and nothing reads it after the
     // wrapper has returned (its handles die with the callback): move, not copy.
     out = std::move(*const_cast<ExecResult*>(chosen));
+    own_failure = false;
   }
-  s.record(kind.stage, w.id, out.is_error ? "error" : "ok", run.took,
-           out.is_error ? boost::json::object{{"code", out.error_code}} : boost::json::object{});
+  boost::json::object extra;
+  if (out.is_error) extra["code"] = out.error_code;
+  if (own_failure) extra["error"] = out.message;
+  s.record(kind.stage, w.id, out.is_error ? "error" : "ok", run.took, std::move(extra));
   if (out.is_error && out.error_code == error_code::plugin_error && out.source == w.id &&
       !wrapper_failure)
     wrapper_failure = out;
@@ -167,7 +171,8 @@ void run_execute(CallState& s) {
     std::string what;
     auto start = s.now();
     bool ok = guarded([&] { content = def.render(r.value); }, &what);
-    s.record(stage::render, def.name, ok ? "ok" : "failed", s.now() - start);
+    s.record(stage::render, def.name, ok ? "ok" : "failed", s.now() - start,
+             ok ? boost::json::object{} : boost::json::object{{"error", what}});
     if (!ok) {
       s.fail(error_code::tool_error, "render of tool " + def.name + " " + what, stage::render,
              def.name);

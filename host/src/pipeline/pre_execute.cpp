@@ -26,7 +26,11 @@ void run_pre_execute(CallState& s) {
     if (!run.ran) continue;
     auto name = verdict_name(v.kind);
     if (!run.ok || name == "invalid")
-      return hook_failed(s, kind, hook, run, run.ok ? "gave an unknown verdict" : run.error);
+      return hook_failed(s, kind, hook, run,
+                         run.ok ? "gave an unknown verdict " +
+                                      std::to_string(static_cast<int>(v.kind)) +
+                                      " (a pre-execute hook answers keep, allow, ask or deny)"
+                                : run.error);
     boost::json::object extra;
     if (v.arguments && *v.arguments != s.arguments()) {
       // Rewrites are attributed: the trail and the event log keep both sides.

@@ -282,7 +282,10 @@ typedef tg_status (*tg_execute_wrapper_fn)(void *user_data, const tg_call *call,
  * REPLACE after host->set_result(call, json), or BLOCK after
  * host->set_reason().  Any verdict may also queue a context string for the
  * model with host->add_context().  For a denied call a replacement may only
- * reword the content: it stays a denial with isError true. */
+ * reword the denial -- its content, error.message and each
+ * error.denials[].reason; the host keeps isError, the code, stage, source
+ * and the denials' sources (a rewording that changes the denials is a
+ * failure of the hook). */
 #define TG_POST_ACCEPT 0
 #define TG_POST_REPLACE 1
 #define TG_POST_BLOCK 2
