@@ -124,6 +124,11 @@ LoadReport Host::load_manifests(const std::vector<std::filesystem::path>& paths,
   lo.already_loaded_fix = "load each plugin once; change it from a later layer with \"overrides\"";
   auto loaded = detail::load_stack(files, lo);
 
+  // Without reuse, every plugin of the new layers was loaded afresh.
+  std::vector<std::pair<std::string, std::string>> fresh;  // plugin id, manifest
+  for (const auto& layer : loaded.layers)
+    for (const auto& [index, plugin] : layer.plugins)
+      fresh.emplace_back(plugin->id, layer.manifest.file.string());
   auto stack = impl_->layers;
   for (auto& layer : loaded.layers) stack.push_back(std::move(layer));
   auto disabled = impl_->disable;
@@ -137,13 +142,8 @@ LoadReport Host::load_manifests(const std::vector<std::filesystem::path>& paths,
   impl_->publish(gen);
   for (const auto& layer : impl_->layers) report.layers.push_back(layer.manifest.layer);
   report.plugins = gen->plugin_ids;
-  for (const auto& layer : impl_->layers)
-    for (const auto& [index, plugin] : layer.plugins)
-      for (const auto& [fresh, copy] : loaded.fresh)
-        if (fresh == plugin)
-          impl_->emit_host_event(
-              "plugin/loaded", {{"plugin", plugin->id}, {"manifest", layer.manifest.file.string()}},
-              gen->number);
+  for (const auto& [id, file] : fresh)
+    impl_->emit_host_event("plugin/loaded", {{"plugin", id}, {"manifest", file}}, gen->number);
   return report;
 }
 
