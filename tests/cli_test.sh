@@ -117,6 +117,24 @@ if grep -q '"type":"tool/result"' "$work/events.jsonl" 2>/dev/null; then echo "o
   echo "FAIL --events"; fails=$((fails + 1)); fi
 expect "bad --args is invalid_arguments" 1 '"code":"invalid_arguments"' "$tg" call "$m/layers" --tool greet --args '{oops'
 
+# The test bench (issue 20 item 4): --stub registers a tool of any name that
+# echoes its arguments, so a guard is exercised without writing a tool; an
+# unknown tool's error lists the tools there are.
+expect "--stub echoes its arguments" 0 '"value":\{"tool":"shell.exec","arguments":\{"command":"ls -l"\}\}' \
+  "$tg" call "$m/1-baseline.json" --stub shell.exec --tool shell.exec --args '{"command":"ls -l"}'
+printf '{"toolgate":1,"plugins":[{"id":"toolgate.guard-commands","path":"%s","config":{"tools":["shell.*"],"deny_programs":["reboot"]}}]}' \
+  "$2/../plugins/toolgate_guard-commands.so" > "$work/cmds.json"
+expect "--stub puts a real guard to work" 1 '"code":"denied".*reboot' \
+  "$tg" call "$work/cmds.json" --stub shell.exec --tool shell.exec --args '{"command":"reboot now"}'
+expect "--stub with a schema" 0 '"arguments":\{\}' \
+  "$tg" call "$m/1-baseline.json" --stub 'fs.read:{"type":"object","properties":{"path":{"type":"string"}}}' --tool fs.read
+expect "--stub with a bad schema is a usage error" 2 '--stub x:\[1\]: the schema must be a JSON object' \
+  "$tg" call "$m/1-baseline.json" --stub 'x:[1]' --tool x
+expect "--stub cannot replace a sample tool" 2 '--stub: tool "greet" is already registered' \
+  "$tg" call "$m/1-baseline.json" --stub greet --tool greet
+expect "unknown tool lists the tools" 1 'unknown tool \\"shell.exec\\"; the tools are: greet, slow"' \
+  "$tg" call "$m/1-baseline.json" --tool shell.exec
+
 # watch: one line per reload, failures keep the old generation, SIGTERM ends it.
 mkdir -p "$work/w"
 cp "$test_plugins/reload_guard_a.so" "$work/w/guard.so"
@@ -131,12 +149,31 @@ step() {
   if wait_for "$2"; then echo "ok   watch: $1"; else
     echo "FAIL watch: $1"; sed 's/^/    /' "$work/watch.out"; fails=$((fails + 1)); fi
 }
-step "initial load" '^reloaded reload.guard in [0-9]+ ms, generation [0-9]+$'
-step "calls run" '"text":"Hello, B!"'
+ts='^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} '  # every line starts with the time
+step "the first load is a load, timestamped" "${ts}loaded reload.guard in [0-9]+ ms, generation [0-9]+\$"
+step "calls run, one summary line" "${ts}call greet: ok: Hello, B!\$"
 cp "$test_plugins/reload_guard_b.so" "$work/w/.g" && mv "$work/w/.g" "$work/w/guard.so"
-step "a rebuilt plugin is reloaded" 'variant B denies B'
+step "a rebuilt plugin is reloaded" "${ts}call greet: denied at guard \(reload.guard/guard\): variant B denies B"
+# An in-place rebuild, as a linker does it: the file is truncated, stays
+# empty while the linker works, then is written.  One reload, no failure.
+mark=$(wc -l < "$work/watch.out")
+: > "$work/w/guard.so"
+sleep 0.4
+cat "$test_plugins/reload_guard_a.so" > "$work/w/guard.so"
+for _ in $(seq 200); do tail -n +"$((mark + 1))" "$work/watch.out" | grep -q 'call greet: ok: Hello, B!$' && break; sleep 0.05; done
+sleep 0.3
+after=$(tail -n +"$((mark + 1))" "$work/watch.out")
+if ! grep -q 'failed' <<<"$after" && [ "$(grep -c ' reloaded reload.guard ' <<<"$after")" = 1 ]; then
+  echo "ok   watch: an in-place rebuild prints one reload and no failure"; else
+  echo "FAIL watch: in-place rebuild"; sed 's/^/    /' <<<"$after"; fails=$((fails + 1)); fi
+if [ "$(grep -c 'call greet: ok: Hello, B!$' "$work/watch.out")" -le 3 ]; then
+  echo "ok   watch: an unchanged outcome is not printed again"; else
+  echo "FAIL watch: repeated outcomes printed"; fails=$((fails + 1)); fi
 cp "$test_plugins/variant_no_entry.so" "$work/w/.g" && mv "$work/w/.g" "$work/w/guard.so"
-step "a broken build changes nothing" '^reload failed, generation [0-9]+ keeps serving: .*does not export the entry symbol'
+step "a broken build changes nothing" "${ts}reload failed, generation [0-9]+ keeps serving: .*does not export the entry symbol"
+if [ "$(grep -c 'does not export the entry symbol' "$work/watch.out")" = 1 ]; then
+  echo "ok   watch: a failure is printed once"; else
+  echo "FAIL watch: a failure printed more than once"; sed 's/^/    /' "$work/watch.out"; fails=$((fails + 1)); fi
 kill -HUP $wpid
 sleep 0.2
 kill -TERM $wpid
@@ -144,7 +181,7 @@ wait $wpid
 status=$?
 # The last call before the stop was served by the old generation (the
 # SIGHUP reload's failure line may come after it on a loaded machine).
-if [ $status = 0 ] && grep '^call ' "$work/watch.out" | tail -1 | grep -q 'variant B denies B'; then echo "ok   watch ends cleanly, old generation still serving"; else
+if [ $status = 0 ] && grep ' call greet: ' "$work/watch.out" | tail -1 | grep -q 'Hello, B!'; then echo "ok   watch ends cleanly, old generation still serving"; else
   echo "FAIL watch end (status $status)"; tail -3 "$work/watch.out"; fails=$((fails + 1)); fi
 
 # Hardening (issue 13): the call is built as a document, numeric options
@@ -165,7 +202,7 @@ timeout 10 "$tg" watch "$work/f/m.json" > "$work/fail.out" 2>&1 &
 fpid=$!
 for _ in $(seq 100); do grep -q 'every call is denied' "$work/fail.out" && break; sleep 0.05; done
 kill -TERM $fpid; wait $fpid
-if grep -q '^load failed, no manifest stack has loaded yet, so every call is denied: ' "$work/fail.out" &&
+if grep -Eq "${ts}load failed, no manifest stack has loaded yet, so every call is denied: " "$work/fail.out" &&
    ! grep -q 'keeps serving' "$work/fail.out"; then echo "ok   watch: a failed first load says calls are denied"; else
   echo "FAIL watch: failed first load message"; sed 's/^/    /' "$work/fail.out"; fails=$((fails + 1)); fi
 printf '{"toolgate":1,"plugins":[{"id":"test.kit","path":"%s","config":{"init":"loop"}}]}' \

@@ -54,10 +54,14 @@ struct ReloadFixture {
                             << R"(},"plugins":[{"id":"reload.guard","path":"guard.so","config":)"
                             << config << entry << "}]}";
   }
+  // How long a build still being written is waited for: short, so the
+  // cases with a truncated file do not take the default 3 s.
+  std::chrono::milliseconds settle{300};
   ReloadReport enable(bool watch = false, bool probe = false) {
     ReloadOptions o;
     o.manifests = {manifest};
     o.watch = watch;
+    o.settle_timeout = settle;
     if (probe) o.probe_command = {TOOLGATE_CLI, "__probe"};
     return host->enable_reload(o);
   }
@@ -96,6 +100,60 @@ TEST(Reload, ASwapChangesWhatTheGuardDenies) {
   EXPECT_GT(r.generation, first.generation);
   EXPECT_FALSE(f.greet("A").is_error);
   EXPECT_EQ(code_of(f.greet("B")), "denied");
+}
+
+// A linker truncates its output, works, then writes it: a reload that
+// lands in between waits for the build (quietly: no failure event, no
+// failure report) instead of failing, and serves the finished build.
+TEST(Reload, ABuildStillBeingWrittenIsWaitedForNotReported) {
+  ReloadFixture f;
+  f.settle = std::chrono::milliseconds(5000);
+  auto first = f.enable();
+  ASSERT_TRUE(first.ok) << first.error;
+  EXPECT_TRUE(first.initial);
+  std::ofstream(f.plugin, std::ios::binary | std::ios::trunc).flush();  // in place, 0 bytes
+  ReloadReport r;
+  std::thread reloader([&] { r = f.host->reload(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  {
+    std::ifstream in(test_plugin("reload_guard_b"), std::ios::binary);
+    std::ofstream out(f.plugin, std::ios::binary | std::ios::trunc);
+    out << in.rdbuf();
+  }
+  reloader.join();
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_FALSE(r.initial);
+  EXPECT_EQ(r.reloaded, std::vector<std::string>{"reload.guard"});
+  EXPECT_GE(r.took, std::chrono::microseconds(0));
+  EXPECT_TRUE(f.recorder->of_type("plugin/reload-failed").empty());
+  EXPECT_EQ(code_of(f.greet("B")), "denied");  // variant B serves
+}
+
+// The wait is bounded: a file that stays empty is reported once the
+// settle timeout has passed, and the old generation serves on.
+TEST(Reload, AFileThatNeverCompletesIsReportedAfterTheSettleTimeout) {
+  ReloadFixture f;
+  f.settle = std::chrono::milliseconds(300);
+  ASSERT_TRUE(f.enable().ok);
+  std::ofstream(f.plugin, std::ios::binary | std::ios::trunc).flush();
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = f.host->reload();
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(300));
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("is not an ELF file (0 bytes)"), std::string::npos) << r.error;
+  EXPECT_EQ(f.recorder->of_type("plugin/reload-failed").size(), 1u);
+  EXPECT_EQ(code_of(f.greet("A")), "denied");  // variant A still serves
+}
+
+// Without a settle time, the same file fails at once.
+TEST(Reload, ZeroSettleTimeoutReportsAnIncompleteBuildAtOnce) {
+  ReloadFixture f;
+  f.settle = std::chrono::milliseconds(0);
+  ASSERT_TRUE(f.enable().ok);
+  std::ofstream(f.plugin, std::ios::binary | std::ios::trunc).flush();
+  auto r = f.host->reload();
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("is not an ELF file (0 bytes)"), std::string::npos) << r.error;
 }
 
 // An edit to the manifest alone (no plugin rebuilt) is a change: here a

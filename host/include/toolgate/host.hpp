@@ -83,6 +83,8 @@ struct ReloadReport {
   // true when no manifest stack has ever loaded: there is no old
   // generation to serve on, and every call is denied until a load succeeds.
   bool calls_denied = false;
+  // The first attempt of enable_reload: a load, not a reload.
+  bool initial = false;
   std::chrono::microseconds took{0};
 };
 
@@ -98,11 +100,18 @@ struct ReloadOptions {
   std::chrono::milliseconds debounce{20};
   std::chrono::milliseconds drain_deadline{10000};
   std::chrono::milliseconds probe_timeout{10000};
+  // A plugin file that looks like a build still being written (empty, no
+  // ELF header yet, truncated -- linkers truncate their output first) is
+  // not a failure: the attempt is retried quietly every 50 ms for up to
+  // this long, and only then reported.  Zero: report at once.
+  std::chrono::milliseconds settle_timeout{3000};
   // argv prefix of a program running the probe (the CLI: {toolgate, "__probe"});
   // the plugin path and id are appended.  Empty: no child-process probe.
   std::vector<std::string> probe_command;
-  std::filesystem::path shadow_parent;                 // default: $TMPDIR or /tmp
-  std::function<void(const ReloadReport&)> on_reload;  // after each attempt
+  std::filesystem::path shadow_parent;  // default: $TMPDIR or /tmp
+  // After each attempt.  When set, the host does not log an attempt's
+  // failure itself (the callback reports it: one message per failure).
+  std::function<void(const ReloadReport&)> on_reload;
 };
 
 struct BatchResult {

@@ -55,7 +55,9 @@ void print_trace(const Event& e) {
 
 int run_call(const Args& args) {
   CommonOptions o;
-  auto rest = parse_common(args, o, {"--tool", "--args", "--approve", "--events"}, {"--trace"});
+  auto rest =
+      parse_common(args, o, {"--tool", "--args", "--approve", "--events", "--stub"}, {"--trace"});
+  auto stubs = stub_tools(rest);  // checked before any plugin's init runs
   // Compatibility with `toolgate call --manifest M TOOL [JSON]`: the last
   // positionals are the tool and its arguments when --tool is absent.
   auto tool = flag_value(rest, "--tool");
@@ -71,7 +73,7 @@ int run_call(const Args& args) {
     o.manifests = manifests;
   }
   use_default_manifests_if_none(o);
-  auto host = make_host(o);
+  auto host = make_host(o, nullptr, std::move(stubs));
   if (auto a = flag_value(rest, "--approve")) {
     if (*a == "yes")
       host->set_approver([](const ApprovalRequest&) { return ApprovalAnswer::allowed_once; });

@@ -68,12 +68,16 @@ const std::vector<Command>& commands() {
        {"--tool"},
        toolgate::cli::run_plan},
       {"call",
-       "call M... --tool NAME [--args JSON] [--approve yes|no|prompt]\n"
-       "          [--trace] [--events FILE]",
-       "one call of a sample tool (greet, slow) or of a\n"
-       "tool a plugin registers; prints the result JSON,\n"
-       "exit 1 when the call ended as an error",
+       "call M... --tool NAME [--args JSON] [--stub NAME[:SCHEMA]]...\n"
+       "          [--approve yes|no|prompt] [--trace] [--events FILE]",
+       "one call of a sample tool (greet, slow), a stub, or\n"
+       "a tool a plugin of the manifests registers; prints\n"
+       "the result JSON, exit 1 when the call ended as an error",
        "  --tool NAME                   the tool to call\n"
+       "  --stub NAME[:SCHEMA]          register a test tool NAME that accepts any\n"
+       "                                arguments and echoes them (to exercise a guard\n"
+       "                                without writing a tool); SCHEMA, a JSON object or\n"
+       "                                @FILE, is its input schema.  Repeatable\n"
        "  --args JSON                   its arguments, a JSON object (default {})\n"
        "  --approve yes|no|prompt       answer a pre-execute ask: allow once, reject,\n"
        "                                or ask on the terminal (default: no approver,\n"
@@ -82,19 +86,24 @@ const std::vector<Command>& commands() {
        "                                and failure message, on stderr\n"
        "  --events FILE                 append the session events as JSON lines\n",
        true,
-       {"--tool", "--args", "--approve", "--events"},
+       {"--tool", "--args", "--approve", "--events", "--stub"},
        toolgate::cli::run_call},
       {"watch",
-       "watch M... [--call TOOL --args JSON --every MS] [--no-probe]",
-       "reload on every change (and SIGHUP), one line\n"
-       "per reload; optionally make a call repeatedly",
-       "  --call TOOL                   call TOOL after every reload and every MS ms\n"
+       "watch M... [--call TOOL --args JSON --every MS] [--stub NAME[:SCHEMA]]...\n"
+       "          [--no-probe]",
+       "reload on every change (and SIGHUP), one timestamped\n"
+       "line per load, reload or failure; a build still being\n"
+       "written is waited for (up to 3 s), not reported;\n"
+       "optionally make a call repeatedly",
+       "  --call TOOL                   call TOOL every MS ms; print a one-line summary\n"
+       "                                of its outcome when it changes or after a reload\n"
        "  --args JSON                   the call's arguments (default {})\n"
        "  --every MS                    how often to call, 1 to 3600000 (default 1000)\n"
+       "  --stub NAME[:SCHEMA]          a test tool that echoes its arguments (as for call)\n"
        "  --no-probe                    load a new build in this process without first\n"
        "                                trying it in a child process\n",
        true,
-       {"--call", "--args", "--every"},
+       {"--call", "--args", "--every", "--stub"},
        toolgate::cli::run_watch},
       {"audit",
        "audit verify [--no-genesis] [--key-file F] [--anchor F] [--max-line-bytes N] FILE...",

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace toolgate::cli {
@@ -63,9 +65,21 @@ std::vector<ToolDefinition> sample_tools() {
   return {samples::greeting_tool(), samples::slow_tool()};
 }
 
-std::unique_ptr<Host> make_host(const CommonOptions& o, LoadReport* report) {
+void register_cli_tools(Host& host, std::vector<ToolDefinition> extra_tools) {
+  for (auto def : sample_tools()) host.register_tool(std::move(def));
+  for (auto& def : extra_tools) {
+    try {
+      host.register_tool(std::move(def));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--stub: ") + e.what());
+    }
+  }
+}
+
+std::unique_ptr<Host> make_host(const CommonOptions& o, LoadReport* report,
+                                std::vector<ToolDefinition> extra_tools) {
   auto host = std::make_unique<Host>();
-  for (auto def : sample_tools()) host->register_tool(std::move(def));
+  register_cli_tools(*host, std::move(extra_tools));
   std::vector<std::filesystem::path> paths(o.manifests.begin(), o.manifests.end());
   LoadReport r;
   if (!paths.empty() || !o.load.disable.empty()) r = host->load_manifests(paths, o.load);
@@ -102,6 +116,40 @@ std::uint64_t number_option(const std::string& flag, const std::string& text, st
   std::uint64_t v = std::stoull(text);
   if (v < min || v > max) throw bad();
   return v;
+}
+
+std::vector<ToolDefinition> stub_tools(const Args& rest) {
+  std::vector<ToolDefinition> tools;
+  for (std::size_t i = 0; i + 1 < rest.size(); ++i) {
+    if (rest[i] != "--stub") continue;
+    const std::string& spec = rest[++i];
+    auto colon = spec.find(':');
+    std::string name = spec.substr(0, colon);
+    auto bad = [&](const std::string& why) {
+      return UsageError("--stub " + spec + ": " + why +
+                        " (the form is --stub NAME or --stub NAME:SCHEMA, SCHEMA a JSON object "
+                        "or @FILE)");
+    };
+    if (name.empty() || name.size() > 128 ||
+        !std::all_of(name.begin(), name.end(), [](char c) { return c > ' ' && c < 0x7f; }))
+      throw bad("the tool name must be 1 to 128 printable characters without spaces");
+    boost::json::value schema;
+    if (colon != std::string::npos) {
+      std::string text = spec.substr(colon + 1);
+      if (!text.empty() && text[0] == '@') {
+        std::ifstream in(text.substr(1), std::ios::binary);
+        if (!in) throw bad("cannot read the schema file " + text.substr(1));
+        text.assign(std::istreambuf_iterator<char>(in), {});
+      }
+      std::string why;
+      auto v = detail::parse_untrusted(text, HostOptions{}.max_json_depth, &why);
+      if (!v) throw bad("the schema is not valid JSON: " + why);
+      if (!v->is_object()) throw bad("the schema must be a JSON object");
+      schema = std::move(*v);
+    }
+    tools.push_back(samples::stub_tool(std::move(name), std::move(schema)));
+  }
+  return tools;
 }
 
 std::optional<std::string> flag_value(const Args& rest, const std::string& flag) {

@@ -43,8 +43,14 @@ void use_default_manifests_if_none(CommonOptions& o);
 // The sample tools every command offers (greet, slow).
 std::vector<ToolDefinition> sample_tools();
 
-// A host with the sample tools and the manifests loaded; throws LoadError.
-std::unique_ptr<Host> make_host(const CommonOptions& o, LoadReport* report = nullptr);
+// Registers the sample tools and `extra_tools` (stubs) on `host`; a stub
+// whose name is taken is a UsageError.
+void register_cli_tools(Host& host, std::vector<ToolDefinition> extra_tools);
+
+// A host with the sample tools (and `extra_tools`, e.g. stubs) and the
+// manifests loaded; throws LoadError.
+std::unique_ptr<Host> make_host(const CommonOptions& o, LoadReport* report = nullptr,
+                                std::vector<ToolDefinition> extra_tools = {});
 
 // This program's own path, for child processes (probes).
 std::string self_exe();
@@ -62,6 +68,12 @@ std::optional<std::string> call_document(const std::string& tool, const std::str
 // what it takes and what was given.  (std::stoull read "-1" as 2^64-1.)
 std::uint64_t number_option(const std::string& flag, const std::string& text, std::uint64_t min,
                             std::uint64_t max, const char* unit);
+
+// The tools of every `--stub NAME[:SCHEMA]` in parsed leftovers (call,
+// watch): NAME is the tool's name (no spaces, no ':', at most 128 bytes),
+// SCHEMA its input schema, a JSON object given inline or as @FILE.
+// UsageError naming the option when one is malformed.
+std::vector<ToolDefinition> stub_tools(const Args& rest);
 
 // The value of `--flag VALUE` in parsed leftovers, if present.
 std::optional<std::string> flag_value(const Args& rest, const std::string& flag);

@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
@@ -126,6 +127,11 @@ ElfImage read_elf(const std::filesystem::path& file) {
   Elf64_Ehdr eh{};
   if (!b.read(0, eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
     img.problem = "is not an ELF file (" + std::to_string(img.size) + " bytes)";
+    // A linker truncates its output first and writes the header last.
+    img.incomplete =
+        img.size == 0 ||
+        std::all_of(b.data.begin(), b.data.begin() + std::min<std::size_t>(b.data.size(), SELFMAG),
+                    [](char c) { return c == 0; });
     return img;
   }
   if (eh.e_ident[EI_CLASS] != ELFCLASS64) {
@@ -134,7 +140,10 @@ ElfImage read_elf(const std::filesystem::path& file) {
   }
   img.type = eh.e_type;
   img.machine = eh.e_machine;
-  if (img.problem = check_complete(b, eh); !img.problem.empty()) return img;
+  if (img.problem = check_complete(b, eh); !img.problem.empty()) {
+    img.incomplete = true;  // every check_complete problem is "past the end"
+    return img;
+  }
   if (eh.e_shnum && eh.e_shentsize != sizeof(Elf64_Shdr)) {
     img.table_problem = "has section headers of an unknown size";
     return img;
@@ -163,6 +172,10 @@ ElfImage read_elf(const std::filesystem::path& file) {
   return img;
 }
 
-std::string elf_incomplete(const std::filesystem::path& file) { return read_elf(file).problem; }
+std::string elf_incomplete(const std::filesystem::path& file, bool* in_progress) {
+  auto img = read_elf(file);
+  if (in_progress) *in_progress = img.incomplete;
+  return img.problem;
+}
 
 }  // namespace toolgate::detail

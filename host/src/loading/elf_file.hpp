@@ -23,6 +23,10 @@ struct ElfImage {
   // Empty when the file is a complete 64-bit ELF file; otherwise what is
   // wrong ("is not an ELF file (12 bytes)", "is truncated (...)").
   std::string problem;
+  // The problem looks like a writer that has not finished (an empty file,
+  // no ELF header yet, headers or segments past the end): hot reload waits
+  // for such a file instead of reporting it at once.
+  bool incomplete = false;
   // Empty when the symbol and dynamic tables read cleanly; else what is
   // malformed (only inspect cares: dlopen judges these itself).
   std::string table_problem;
@@ -39,7 +43,9 @@ struct ElfImage {
 // complete.
 ElfImage read_elf(const std::filesystem::path& file);
 
-// Why the file cannot be loaded safely yet, or "" (read_elf(file).problem).
-std::string elf_incomplete(const std::filesystem::path& file);
+// Why the file cannot be loaded safely yet, or "" (read_elf(file).problem);
+// *in_progress (when given) says whether it looks like a build still being
+// written (ElfImage::incomplete).
+std::string elf_incomplete(const std::filesystem::path& file, bool* in_progress = nullptr);
 
 }  // namespace toolgate::detail

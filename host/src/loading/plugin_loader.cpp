@@ -178,16 +178,23 @@ std::string check_plugin_file(const ManifestPlugin& mp, const fs::path& manifest
   const fs::path& file = load_from.empty() ? mp.path : load_from;
   Fail fail{manifest_file, mp};
   check_plugin_source(mp, options, fail);
+  // Completeness first: a build still being written is "not ready yet",
+  // not a SHA-256 mismatch.
+  bool in_progress = false;
+  if (auto why = elf_incomplete(file, &in_progress); !why.empty()) {
+    std::string what = "cannot be loaded: the file " + why;
+    std::string fix = "wait for the build to finish, or rebuild the plugin";
+    if (in_progress)
+      throw PluginNotReady(manifest_file.string(), mp.json_path + "/path",
+                           "plugin \"" + mp.id + "\" (" + mp.path.string() + "): " + what, fix);
+    fail(std::move(what), std::move(fix), "/path");
+  }
   std::string actual = sha256_file(file);
   if (mp.sha256) {
     if (actual != *mp.sha256)
       fail("SHA-256 mismatch: the manifest pins " + *mp.sha256 + " but the file is " + actual,
            "if the new build is intended, update \"sha256\" to " + actual, "/sha256");
   }
-
-  if (auto why = elf_incomplete(file); !why.empty())
-    fail("cannot be loaded: the file " + why, "wait for the build to finish, or rebuild the plugin",
-         "/path");
   return actual;
 }
 

@@ -7,6 +7,8 @@
 #include "../generation.hpp"
 #include "manifest.hpp"
 
+#include <toolgate/host.hpp>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +35,15 @@ struct LoadedPlugin {
   tg_import_state_fn import_state = nullptr;
   std::vector<HookRegistration> hooks;  // in registration order
   std::vector<ToolDefinition> tools;
+};
+
+// The LoadError for a plugin file that looks like a build still being
+// written (empty, no ELF header yet, truncated).  Hot reload retries such a
+// file quietly for a while (ReloadOptions::settle_timeout) before reporting
+// it; every other loader reports it like any LoadError.
+class PluginNotReady : public LoadError {
+ public:
+  using LoadError::LoadError;
 };
 
 // The largest plugin file accepted, checked before it is read or hashed.

@@ -20,6 +20,24 @@ static std::string new_call_id() {
   return std::string(buf, static_cast<std::size_t>(n));
 }
 
+// "unknown tool "x"; the tools are: a, b, c" -- so the caller can fix the
+// name (the names are what tools/list shows anyway).  Sorted (the map's
+// order); a long list is cut after 20.
+static std::string unknown_tool_message(const detail::Generation& gen, const std::string& name) {
+  std::string m = "unknown tool \"" + name + "\"";
+  if (gen.tools.empty()) return m + "; no tool is registered";
+  m += "; the tools are: ";
+  std::size_t listed = 0;
+  for (const auto& [tool, entry] : gen.tools) {
+    if (listed == 20) {
+      m += ", and " + std::to_string(gen.tools.size() - listed) + " more";
+      break;
+    }
+    m += (listed++ ? ", " : "") + tool;
+  }
+  return m;
+}
+
 static void run_stages(CallState& s, ToolCall& call) {
   if (call.arguments.is_null()) call.arguments = boost::json::object();
   if (!call.arguments.is_object()) {
@@ -31,7 +49,7 @@ static void run_stages(CallState& s, ToolCall& call) {
   s.original_arguments = std::move(call.arguments.get_object());
   auto it = s.gen.tools.find(s.identity.tool);
   if (it == s.gen.tools.end()) {
-    s.fail(error_code::unknown_tool, "unknown tool \"" + s.identity.tool + "\"", stage::call,
+    s.fail(error_code::unknown_tool, unknown_tool_message(s.gen, s.identity.tool), stage::call,
            "host");
     return;
   }

@@ -1,6 +1,7 @@
 #include "controller.hpp"
 
 #include "../loading/manifest.hpp"
+#include "../loading/plugin_loader.hpp"
 #include "../loading/stack_loader.hpp"
 #include "probe.hpp"
 
@@ -8,6 +9,7 @@
 #include <boost/json/serialize.hpp>
 
 #include <map>
+#include <thread>
 
 namespace toolgate {
 
@@ -89,6 +91,7 @@ ReloadController::ReloadController(Host::Impl& impl, ReloadOptions options)
 }
 
 ReloadController::~ReloadController() {
+  closing_ = true;
   if (watcher_) watcher_->stop();
   watcher_.reset();
   {
@@ -126,7 +129,23 @@ std::vector<fs::path> ReloadController::watched_files() const {
 }
 
 ReloadReport ReloadController::reload(bool force) {
-  ReloadReport r = attempt(force);
+  // A rebuild seen mid-write (a linker truncates, computes, then writes)
+  // is waited for, quietly, within the bound; a shutdown cuts the wait.
+  const bool initial = first_load_pending_.exchange(false);
+  const auto settle_until = std::chrono::steady_clock::now() + options_.settle_timeout;
+  ReloadReport r;
+  for (;;) {
+    bool not_ready = false;
+    r = attempt(force, settle_until, &not_ready);
+    if (!not_ready) break;
+    for (int i = 0; i < 5 && !closing_; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (closing_) {
+      r = attempt(force, {}, nullptr);  // shutting down: report what is there now
+      break;
+    }
+  }
+  r.initial = initial;
   if (watcher_) {
     std::lock_guard lock(impl_.control);
     watcher_->watch(watched_files());
@@ -139,7 +158,9 @@ ReloadReport ReloadController::reload(bool force) {
 // decide whether anything changed, build and check the candidate
 // generation, publish it.  Any failure leaves the serving generation (or,
 // before any stack loaded, denies every call).
-ReloadReport ReloadController::attempt(bool force) {
+ReloadReport ReloadController::attempt(bool force,
+                                       std::chrono::steady_clock::time_point settle_until,
+                                       bool* not_ready) {
   auto t0 = std::chrono::steady_clock::now();
   ReloadReport report;
   std::lock_guard lock(impl_.control);
@@ -152,6 +173,13 @@ ReloadReport ReloadController::attempt(bool force) {
     else
       report.ok = true;
     report.generation = impl_.active.load()->number;
+  } catch (const detail::PluginNotReady& e) {
+    // Nothing was published: the candidate is dropped with its copies.
+    if (not_ready && std::chrono::steady_clock::now() < settle_until) {
+      *not_ready = true;
+      return report;
+    }
+    fail(e.what(), report);
   } catch (const std::exception& e) {
     fail(e.what(), report);
   }
@@ -241,6 +269,7 @@ void ReloadController::announce(const ReloadReport& report) {
                           report.generation);
   else
     impl_.emit_host_event("plugin/reload-failed", {{"error", report.error}}, report.generation);
+  if (options_.on_reload) return;  // the callback reports the outcome: once
   if (!report.ok && report.calls_denied)
     spdlog::error("load failed, no manifest stack has loaded yet, so every call is denied: {}",
                   report.error);

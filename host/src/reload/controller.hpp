@@ -25,7 +25,11 @@ class ReloadController {
   ReloadReport reload(bool force);
 
  private:
-  ReloadReport attempt(bool force);
+  // With `settle_until` in the future, a plugin build still being written
+  // makes the attempt return with *not_ready set, changing and reporting
+  // nothing (reload() tries again).
+  ReloadReport attempt(bool force, std::chrono::steady_clock::time_point settle_until,
+                       bool* not_ready);
   // The steps of an attempt, in order (all on the control lock).
   detail::LoadedStack load_candidate(bool force);
   bool differs_from_serving(const std::vector<detail::StackLayer>& layers) const;
@@ -42,7 +46,9 @@ class ReloadController {
   std::mutex reap_mutex_;
   std::condition_variable reap_cv_;
   bool stopping_ = false;
-  bool first_attempt_ = true;  // guarded by the host's control mutex
+  bool first_attempt_ = true;                   // guarded by the host's control mutex
+  std::atomic<bool> first_load_pending_{true};  // for ReloadReport::initial
+  std::atomic<bool> closing_{false};            // cuts a settle wait short
   std::thread reaper_;
 };
 

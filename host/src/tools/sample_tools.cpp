@@ -1,6 +1,7 @@
 #include "sample_tools.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <chrono>
 
@@ -44,6 +45,23 @@ ToolDefinition slow_tool() {
         break;
     }
     return ToolOutput::failure("slow: stopped, the call was cancelled", "cancelled");
+  };
+  return t;
+}
+
+ToolDefinition stub_tool(std::string name, boost::json::value input_schema) {
+  ToolDefinition t;
+  t.name = std::move(name);
+  t.description = "A stub (toolgate --stub): echoes its arguments.";
+  t.input_schema = input_schema.is_null()
+                       ? boost::json::value(boost::json::object{{"type", "object"}})
+                       : std::move(input_schema);
+  t.annotations = annotation::destructive | annotation::open_world;  // MCP's defaults
+  t.execute = [tool = t.name](const ToolContext& ctx) {
+    boost::json::object value{{"tool", tool}, {"arguments", ctx.call.arguments}};
+    std::string text =
+        "stub " + tool + " called with " + boost::json::serialize(ctx.call.arguments);
+    return ToolOutput::success(std::move(value), boost::json::array{text_block(text)});
   };
   return t;
 }

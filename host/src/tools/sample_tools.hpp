@@ -12,4 +12,12 @@ ToolDefinition greeting_tool();
 // "timeout" or "cancelled" when the signal fires first.
 ToolDefinition slow_tool();
 
+// A test bench tool (`toolgate call --stub NAME[:SCHEMA]`): any name, any
+// arguments; it succeeds with {"tool": NAME, "arguments": ARGS} as its value
+// and says so in one text block, so a guard or hook can be exercised
+// without writing a tool.  `input_schema` is only shown (the host does not
+// validate arguments against schemas).  Marked destructive: a stub stands
+// for a tool nothing is known about.
+ToolDefinition stub_tool(std::string name, boost::json::value input_schema);
+
 }  // namespace toolgate::samples
