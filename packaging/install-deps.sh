@@ -26,6 +26,8 @@ packages=(
   libre2-dev          # RE2: linear-time regexes for plugins/ (policy, secret detectors)
   dpkg-dev            # cpack .deb: dpkg-shlibdeps computes the runtime Depends
   file                # cpack .deb: finds the ELF files to run dpkg-shlibdeps on
+  rustc               # the Rust sample and the SDK's Rust bindings test, with Debian 12's
+                      # rustc 1.63: the oldest version sdk/README promises
 )
 
 # The MCP gateway's end-to-end tests run the official MCP SDK on Node.js
