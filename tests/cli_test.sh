@@ -215,7 +215,7 @@ kill -TERM $lpid
 wait $lpid
 status=$?
 took=$(( $(date +%s) - start ))
-if [ $status = 143 ] && [ $took -le 8 ] && grep -q "a plugin's init or shutdown has not returned in 5 s" "$work/loop.out"; then
+if [ $status = 143 ] && [ $took -le 8 ] && grep -q "a plugin's init, hook or shutdown has not returned in 5000 ms" "$work/loop.out"; then
   echo "ok   watch: SIGTERM ends it while an init loops (${took} s)"; else
   echo "FAIL watch: SIGTERM with a looping init (status $status after ${took} s)"; sed 's/^/    /' "$work/loop.out"; fails=$((fails + 1)); fi
 

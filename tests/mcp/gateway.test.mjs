@@ -258,9 +258,9 @@ test('progress notifications, tool errors and server-initiated elicitation pass 
 
 // ---- raw protocol: what the SDK hides -------------------------------------------------
 
-function rawGateway(extraArgs = [], log = '', { manifestFile = manifest, server = testServer } = {}) {
+function rawGateway(extraArgs = [], log = '', { manifestFile = manifest, server = testServer, env = {} } = {}) {
   const child = spawn(TOOLGATE, ['mcp', manifestFile, ...extraArgs, '--', process.execPath, server],
-    { env: { ...process.env, TG_TEST_LOG: log }, stdio: ['pipe', 'pipe', 'pipe'] });
+    { env: { ...process.env, TG_TEST_LOG: log, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   const messages = [];
   const waiters = [];
   let stderr = '';
@@ -448,4 +448,62 @@ test('raw: a guard that never returns does not keep the gateway alive after the 
   assert.ok(Date.now() - closed < 12000, `exited ${Date.now() - closed} ms after stdin closed`);
   assert.match(g.stderr(), /1 call\(s\) still running 5000 ms after they were cancelled at shutdown: tool "run"/);
   assert.equal(readLog(log), '', 'the guarded call never reached the server');
+});
+
+// ---- the server's lifetime is the gateway's (issue 17 item 7) ---------------------------
+
+// A process is gone when it no longer exists or is a zombie nobody reaped
+// (an orphan's new parent may be a container's init that never reaps).
+function gone(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+async function stubbornGateway() {
+  const pids = path.join(tmp, `pids-${++logCounter}`);
+  const g = rawGateway([], '', { server: rawServer, env: { TG_TEST_PIDS: pids } });
+  g.send(init);
+  await g.next((m) => m.id === 1);
+  await until('the server wrote its pids', () => existsSync(pids) && readFileSync(pids, 'utf8').includes(' '));
+  const [server, grandchild] = readFileSync(pids, 'utf8').trim().split(' ').map(Number);
+  assert.ok(!gone(server) && !gone(grandchild), 'the server and its child run');
+  return { g, server, grandchild };
+}
+
+test('SIGTERM stops the gateway and its server, and what the server started, in order', async () => {
+  const { g, server, grandchild } = await stubbornGateway();
+  const t0 = Date.now();
+  g.child.kill('SIGTERM');
+  const { code, signal } = await g.exited;
+  assert.deepEqual({ code, signal }, { code: 143, signal: null }, g.stderr());
+  assert.ok(Date.now() - t0 < 9000, `took ${Date.now() - t0} ms`);
+  // stdin closed, then SIGTERM (ignored), then SIGKILL -- to the whole group.
+  await until('the server is gone', () => gone(server), 3000);
+  await until("the server's own child is gone", () => gone(grandchild), 3000);
+  assert.match(g.stderr(), /ignored SIGTERM; sending SIGKILL/);
+});
+
+test('SIGINT stops it too', async () => {
+  const { g, server, grandchild } = await stubbornGateway();
+  g.child.kill('SIGINT');
+  assert.deepEqual(await g.exited, { code: 130, signal: null });
+  await until('the server is gone', () => gone(server), 3000);
+  await until("the server's own child is gone", () => gone(grandchild), 3000);
+});
+
+test('a gateway killed outright takes its server with it (PR_SET_PDEATHSIG)', async () => {
+  const { g, server, grandchild } = await stubbornGateway();
+  g.child.kill('SIGKILL');
+  await g.exited;
+  await until('the server is gone', () => gone(server), 3000);
+  // The server's own child is not ours to reach without the gateway: stop it here.
+  try { process.kill(grandchild, 'SIGKILL'); } catch { /* already gone */ }
 });

@@ -3,8 +3,20 @@
 // with an id (hand-written servers do this).  The gateway must make that
 // impossible.  Tools: "run" and "c_tool" (the name test plugin c_status also
 // registers).  With TG_TEST_LOG set, it appends "executed NAME TAG" per call.
-import { appendFileSync } from 'node:fs';
+// With TG_TEST_PIDS set it is a stubborn server, as busy servers are: it
+// starts a child process of its own, writes "SERVER_PID CHILD_PID" to that
+// file, and keeps running after its input closes and on SIGTERM -- only a
+// gateway that signals its whole process group, or SIGKILL, ends it.
+import { spawn } from 'node:child_process';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+
+if (process.env.TG_TEST_PIDS) {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  writeFileSync(process.env.TG_TEST_PIDS, `${process.pid} ${child.pid}`);
+  process.on('SIGTERM', () => {});  // busy: ignores it
+  setInterval(() => {}, 1000);      // and stays alive without input
+}
 
 const log = (line) => {
   if (process.env.TG_TEST_LOG) appendFileSync(process.env.TG_TEST_LOG, line + '\n');

@@ -322,6 +322,10 @@ Gateway::~Gateway() {
 
 int Gateway::run() { return impl_->run(); }
 
+// The client reader's wake pipe ends its read loop: the same path as the
+// client's end of input.
+void Gateway::request_stop() { impl_->client.wake(); }
+
 std::string Gateway::exit_reason() const {
   std::string why = impl_->server.gone() ? impl_->server.gone_reason() : "";
   if (auto stuck = impl_->abandoned_text(); !stuck.empty())

@@ -6,8 +6,10 @@
 // written through a private descriptor (fd 1 itself is pointed at stderr,
 // so a plugin's printf cannot corrupt the stream); logs go to stderr.  Exit status: 0 when the
 // client closed its input (the server was shut down), 1 when the server exited or could not start
-// or a manifest did not load, 2 on a usage error.
+// or a manifest did not load, 2 on a usage error, 128 + N after signal N (SIGINT, SIGTERM), with
+// the server shut down.
 #include "options.hpp"
+#include "stop_signals.hpp"
 
 #include <toolgate/mcp/child_process.hpp>
 #include <toolgate/mcp/gateway.hpp>
@@ -16,12 +18,14 @@
 
 #include <fcntl.h>
 #include <unistd.h>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 
 namespace toolgate::cli {
 
@@ -41,6 +45,24 @@ int run_mcp(const Args& args) {
         "mcp needs the server's command after --, e.g. toolgate mcp M -- npx -y SERVER");
   CommonOptions o;
   auto rest = parse_common(before, o, {"--events", "--max-message-bytes"});
+  // SIGTERM / SIGINT (how MCP clients close a stdio server) shut the
+  // gateway down in order: calls cancelled, the server stopped (its stdin
+  // closed, then SIGTERM, then SIGKILL to its process group).  Taken on a
+  // thread started before any plugin loads; a stop still running after
+  // 10 s kills the server's group and exits (a hook that never returns
+  // cannot be interrupted in process).
+  std::mutex running_mutex;
+  mcp::Gateway* running = nullptr;  // guarded by running_mutex
+  std::atomic<pid_t> server_group{0};
+  StopSignals signals("mcp", std::chrono::seconds(10),
+                      {nullptr,
+                       [&](int) {
+                         std::lock_guard lock(running_mutex);
+                         if (running) running->request_stop();
+                       },
+                       [&] {
+                         if (pid_t g = server_group.load(); g > 0) ::kill(-g, SIGKILL);
+                       }});
   mcp::GatewayOptions go;
   go.session_id = "mcp-" + std::to_string(::getpid());
   if (auto n = flag_value(rest, "--max-message-bytes"))
@@ -83,12 +105,25 @@ int run_mcp(const Args& args) {
 
   // A peer closing its pipe must be an error from write(), not our death.
   std::signal(SIGPIPE, SIG_IGN);
+  // A stop signal that came while the manifests loaded: nothing started.
+  if (int sig = signals.received()) return 128 + sig;
   auto server = mcp::ChildProcess::spawn(command);
+  server_group = server->pid();
   int status;
   std::string reason;
   {
     auto gateway = std::make_unique<mcp::Gateway>(*host, client_in, client_out, *server, go);
+    {
+      std::lock_guard lock(running_mutex);
+      running = gateway.get();
+    }
+    // A signal between received() above and here: stop at once.
+    if (signals.received()) gateway->request_stop();
     status = gateway->run();
+    {
+      std::lock_guard lock(running_mutex);
+      running = nullptr;
+    }
     reason = gateway->exit_reason();
     if (gateway->abandoned_calls()) {
       // Threads are still inside a hook: end the process without running
@@ -97,6 +132,12 @@ int run_mcp(const Args& args) {
       std::fflush(stderr);
       std::_Exit(1);
     }
+  }
+  server.reset();  // reaps it; what it left in its group is killed
+  signals.finish();
+  if (int sig = signals.received()) {
+    spdlog::info("stopped on {}", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    return 128 + sig;
   }
   if (status != 0) std::fprintf(stderr, "toolgate mcp: error: %s\n", reason.c_str());
   return status;

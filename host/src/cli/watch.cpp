@@ -9,6 +9,7 @@
 // after every reload), so a rebuilt guard is seen working at once.  Ends
 // on SIGINT/SIGTERM.
 #include "options.hpp"
+#include "stop_signals.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -145,50 +146,22 @@ int run_watch(const Args& args) {
     if (!call_text) throw UsageError("--args: " + why);
   }
   use_default_manifests_if_none(o);
-  // Signals are taken by sigwait on one thread, started before any plugin
-  // loads: a plugin whose init never returns must not make SIGTERM useless.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGHUP);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-
   Printer printer;  // outlives the host: its reload callback prints
   HostOptions ho;
   ho.deny_until_loaded = true;  // never serve a call without the stack's guards
-  auto host = std::make_unique<Host>(ho);
-  register_cli_tools(*host, std::move(stubs));
-
-  std::mutex mutex;
-  std::condition_variable cv;
-  int stop_signal = 0;    // guarded by mutex
-  bool finished = false;  // guarded by mutex: the host is gone
+  std::unique_ptr<Host> host;
   std::atomic<bool> loaded{false};
-  std::thread signals([&] {
-    for (;;) {
-      int sig = 0;
-      sigwait(&set, &sig);
-      if (sig == SIGHUP) {
-        if (loaded) host->reload();  // prints through on_reload
-        continue;
-      }
-      std::unique_lock lock(mutex);
-      stop_signal = sig;
-      cv.notify_all();
-      // A clean stop takes milliseconds; an init or shutdown that never
-      // returns would take forever, and cannot be interrupted in process.
-      if (!cv.wait_for(lock, std::chrono::seconds(5), [&] { return finished; })) {
-        std::fprintf(stderr,
-                     "toolgate watch: stopping on %s, but a plugin's init or shutdown has not "
-                     "returned in 5 s; exiting without it\n",
-                     sig == SIGINT ? "SIGINT" : "SIGTERM");
-        std::fflush(stdout);
-        std::_Exit(128 + sig);
-      }
-      return;
-    }
-  });
+  // Started before any plugin loads: a plugin whose init never returns
+  // must not make SIGTERM useless.  SIGHUP reloads once the first load is
+  // done; a stop that takes over 5 s (an init or shutdown that never
+  // returns cannot be interrupted in process) ends the process.
+  StopSignals signals("watch", std::chrono::seconds(5),
+                      {[&] {
+                         if (loaded) host->reload();  // prints through on_reload
+                       },
+                       nullptr, nullptr});
+  host = std::make_unique<Host>(ho);
+  register_cli_tools(*host, std::move(stubs));
 
   ReloadOptions ro;
   ro.manifests.assign(o.manifests.begin(), o.manifests.end());
@@ -211,19 +184,11 @@ int run_watch(const Args& args) {
       }
     });
   }
-  {
-    std::unique_lock lock(mutex);
-    cv.wait(lock, [&] { return stop_signal != 0; });
-  }
+  signals.wait();
   stop = true;
   if (caller.joinable()) caller.join();
   host.reset();
-  {
-    std::lock_guard lock(mutex);
-    finished = true;
-  }
-  cv.notify_all();
-  signals.join();
+  signals.finish();
   return 0;
 }
 

@@ -60,6 +60,10 @@ class Gateway {
   // std::_Exit) without destroying the gateway or the host, whose code the
   // stuck threads are still in.
   int run();
+  // From any thread (a signal thread on SIGTERM): run() proceeds as if the
+  // client had closed its input -- calls in flight cancelled, the server
+  // shut down (stdin closed, SIGTERM, SIGKILL) -- and returns.
+  void request_stop();
   std::string exit_reason() const;
   bool abandoned_calls() const;
 
