@@ -282,6 +282,64 @@ std::size_t locate_error(std::string_view text, const StrictJsonOptions& options
   return hi - 1;
 }
 
+// RFC 8259 (section 8.2) allows an escaped surrogate without its partner
+// ("\ud83d" alone): JavaScript peers send one when a string is cut inside
+// an emoji.  Boost.JSON 1.81 refuses it, which failed the whole message.
+// Each lone surrogate escape becomes "\ufffd", the replacement character
+// -- six bytes for six, so every offset an error reports stays right --
+// and what a guard reads is what is passed on.  nullopt: nothing to
+// replace (the common case, found without copying).  Run only on text
+// without comments, where every '"' outside a string opens one.
+std::optional<std::string> replace_lone_surrogates(std::string_view text) {
+  if (text.find("\\u") == std::string_view::npos) return std::nullopt;
+  auto hex4 = [&](std::size_t at, unsigned* out) {
+    if (at + 4 > text.size()) return false;
+    unsigned v = 0;
+    for (std::size_t k = at; k < at + 4; ++k) {
+      const char c = text[k];
+      const int d = c >= '0' && c <= '9'   ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                           : -1;
+      if (d < 0) return false;
+      v = v * 16 + static_cast<unsigned>(d);
+    }
+    *out = v;
+    return true;
+  };
+  auto surrogate_escape = [&](std::size_t at, unsigned lo, unsigned hi) {
+    unsigned v = 0;
+    return at + 1 < text.size() && text[at] == '\\' && text[at + 1] == 'u' && hex4(at + 2, &v) &&
+           v >= lo && v <= hi;
+  };
+  std::optional<std::string> out;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (!in_string) {
+      in_string = c == '"';
+      continue;
+    }
+    if (c == '"') {
+      in_string = false;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      unsigned v = 0;
+      if (text[i + 1] != 'u' || !hex4(i + 2, &v)) {
+        ++i;  // a one-character escape (or a malformed one: the parser says)
+      } else if (v >= 0xD800 && v <= 0xDBFF && surrogate_escape(i + 6, 0xDC00, 0xDFFF)) {
+        i += 11;  // a proper pair
+      } else if (v >= 0xD800 && v <= 0xDFFF) {
+        if (!out) out.emplace(text);
+        out->replace(i, 6, "\\ufffd");
+        i += 5;
+      } else {
+        i += 5;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string pointer_token(std::string_view key) {
@@ -299,6 +357,9 @@ std::string pointer_token(std::string_view key) {
 
 std::optional<json::value> parse_strict(std::string_view text, const StrictJsonOptions& options,
                                         StrictJsonError* error) {
+  std::optional<std::string> repaired;
+  if (!options.allow_comments) repaired = replace_lone_surrogates(text);
+  if (repaired) text = *repaired;
   unsigned char temp[BOOST_JSON_STACK_BUFFER_SIZE];
   json::basic_parser<Handler> p(parser_options(options), temp, sizeof temp);
   json::error_code ec;

@@ -47,7 +47,11 @@ struct StrictJsonError {
 // compared after unescaping, so "a" and "\u0061" are the same key.  A
 // number beyond a double's range (1e400) is refused too: Boost.JSON would
 // make it infinity, which it then writes as the non-JSON `Infinity` (and
-// 0e400 is zero, not Boost's NaN).
+// 0e400 is zero, not Boost's NaN).  An escaped surrogate without its
+// partner ("\ud83d" alone, valid JSON that JavaScript produces when it cuts
+// a string inside an emoji) is read as U+FFFD, the replacement character,
+// instead of failing the text (not in text with comments: manifests).
+// Unescaped invalid UTF-8 is still refused.
 std::optional<boost::json::value> parse_strict(std::string_view text,
                                                const StrictJsonOptions& options,
                                                StrictJsonError* error);

@@ -258,9 +258,18 @@ test('progress notifications, tool errors and server-initiated elicitation pass 
 
 // ---- raw protocol: what the SDK hides -------------------------------------------------
 
+// Whatever a failed test left running is killed at the end, so one failure
+// cannot keep the suite alive until ctest's timeout.
+const leftovers = { children: [], pids: [] };
+after(() => {
+  for (const c of leftovers.children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const pid of leftovers.pids) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+});
+
 function rawGateway(extraArgs = [], log = '', { manifestFile = manifest, server = testServer, env = {} } = {}) {
   const child = spawn(TOOLGATE, ['mcp', manifestFile, ...extraArgs, '--', process.execPath, server],
     { env: { ...process.env, TG_TEST_LOG: log, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  leftovers.children.push(child);
   const messages = [];
   const waiters = [];
   let stderr = '';
@@ -474,6 +483,7 @@ async function stubbornGateway() {
   await g.next((m) => m.id === 1);
   await until('the server wrote its pids', () => existsSync(pids) && readFileSync(pids, 'utf8').includes(' '));
   const [server, grandchild] = readFileSync(pids, 'utf8').trim().split(' ').map(Number);
+  leftovers.pids.push(server, grandchild);
   assert.ok(!gone(server) && !gone(grandchild), 'the server and its child run');
   return { g, server, grandchild };
 }
@@ -506,4 +516,30 @@ test('a gateway killed outright takes its server with it (PR_SET_PDEATHSIG)', as
   await until('the server is gone', () => gone(server), 3000);
   // The server's own child is not ours to reach without the gateway: stop it here.
   try { process.kill(grandchild, 'SIGKILL'); } catch { /* already gone */ }
+});
+
+// ---- fidelity (issue 17) ----------------------------------------------------------------
+
+test('a lone surrogate (a string cut inside an emoji) reads as U+FFFD both ways instead of failing the message', async () => {
+  const log = newLog();
+  const g = rawGateway([], log, { server: rawServer });
+  try {
+    g.send(init);
+    await g.next((m) => m.id === 1);
+    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    // From the client: JSON.stringify writes the lone half as the escape \ud83d.
+    g.send('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{"tag":"a\\ud83d"}}}');
+    const r = await g.next((m) => m.id === 2);
+    assert.equal(r.error, undefined, JSON.stringify(r));
+    assert.equal(textOf(r.result), 'ran a\ufffd');
+    assert.match(readLog(log), /executed run a\ufffd/);
+    // From the server.
+    g.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run', arguments: { tag: 'cut' } } });
+    const cut = await g.next((m) => m.id === 3);
+    assert.notEqual(cut.result?.isError, true, JSON.stringify(cut));
+    assert.equal(textOf(cut.result), 'ran cut\ufffd');
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
 });

@@ -34,7 +34,8 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       return answer({ tools: [tool('run'), tool('c_tool')] });
     case 'tools/call':
       log(`executed ${m.params?.name} ${m.params?.arguments?.tag}`);
-      return answer({ content: [{ type: 'text', text: `ran ${m.params?.arguments?.tag}` }] });
+      // tag "cut": the answer ends inside an emoji, a lone surrogate on the wire.
+      return answer({ content: [{ type: 'text', text: `ran ${m.params?.arguments?.tag}${m.params?.arguments?.tag === 'cut' ? '\ud83d' : ''}` }] });
     case 'ping':
       return answer({});
     default:

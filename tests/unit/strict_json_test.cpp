@@ -114,3 +114,45 @@ TEST(StrictJson, ACallWithADuplicateArgumentRunsNothing) {
   EXPECT_EQ(code_of(r), "invalid_arguments");
   EXPECT_EQ(*f.body_runs, 0);
 }
+
+// Issue 17 item 2: "\ud83d" alone is valid JSON (JavaScript sends it when
+// a string is cut inside an emoji) and was refused, failing the whole
+// message.  It reads as U+FFFD; a proper pair and every other escape read
+// as before; the error offsets of a text that still fails stay right.
+TEST(StrictJson, ALoneSurrogateReadsAsTheReplacementCharacter) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  struct Case {
+    const char* text;
+    std::string want;
+  };
+  const Case cases[] = {
+      {R"("\ud83d")", fffd},
+      {R"("a\ud83dz")", "a" + fffd + "z"},
+      {R"("\udc00")", fffd},                      // a trailing half alone
+      {R"("\ud83d\ud83d")", fffd + fffd},         // two leading halves
+      {R"("\ud83d\u0041")", fffd + "A"},          // followed by no trailing half
+      {R"("\ud83d\ude00")", "\xF0\x9F\x98\x80"},  // a proper pair: the emoji
+      {R"("\\ud83d")", "\\ud83d"},                // an escaped backslash, then text
+      {R"("\"\ud83d")", "\"" + fffd},             // after an escaped quote
+      {R"("\uD83D")", fffd},                      // upper-case hex
+  };
+  for (const auto& c : cases) {
+    StrictJsonError e;
+    auto v = parse_strict(c.text, {}, &e);
+    ASSERT_TRUE(v) << c.text << ": " << e.message;
+    EXPECT_EQ(std::string(v->as_string()), c.want) << c.text;
+  }
+  // In keys and nested values too, and the key is then compared as read.
+  auto v = parse_strict(R"({"k\ud83d":["\udc01"]})", {}, nullptr);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(json::serialize(*v), "{\"k" + fffd + "\":[\"" + fffd + "\"]}");
+  auto dup = refused(R"({"\ud83d":1,"\udc00":2})");
+  EXPECT_TRUE(dup.duplicate_key);  // both read as U+FFFD: one key twice
+  // A later syntax error is still reported where it is.
+  auto bad = refused(R"({"a":"\ud83d", x})");
+  EXPECT_EQ(bad.column, 16u) << bad.message;
+  // Manifests (comments allowed) keep refusing it: their text is ours.
+  StrictJsonOptions manifest;
+  manifest.allow_comments = true;
+  refused(R"({"a":"\ud83d"})", manifest);
+}
