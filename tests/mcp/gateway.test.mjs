@@ -263,7 +263,12 @@ test('progress notifications, tool errors and server-initiated elicitation pass 
 const leftovers = { children: [], pids: [] };
 after(() => {
   for (const c of leftovers.children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  for (const pid of leftovers.pids) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+  for (const pid of leftovers.pids) {
+    let cmdline = '';
+    try { cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch { continue; }
+    // Only our stubborn server and its child: a pid may have been reused.
+    if (/raw-server|setInterval/.test(cmdline)) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+  }
 });
 
 function rawGateway(extraArgs = [], log = '', { manifestFile = manifest, server = testServer, env = {} } = {}) {
