@@ -10,6 +10,7 @@
 #include "pipeline/stages.hpp"
 #include "reload/controller.hpp"
 
+#include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
@@ -118,6 +119,7 @@ LoadReport Host::load_manifests(const std::vector<std::filesystem::path>& paths,
   // runs) while the active generation stays as it was.
   detail::StackLoadOptions lo;
   lo.loader.allow_insecure_permissions = options.allow_insecure_plugin_permissions;
+  lo.loader.strict_builds = options.strict_plugin_builds;
   for (const auto& layer : impl_->layers)
     for (const auto& [index, plugin] : layer.plugins)
       lo.already_loaded[plugin->id] = layer.manifest.file.string();
@@ -144,6 +146,9 @@ LoadReport Host::load_manifests(const std::vector<std::filesystem::path>& paths,
   report.plugins = gen->plugin_ids;
   for (const auto& [id, file] : fresh)
     impl_->emit_host_event("plugin/loaded", {{"plugin", id}, {"manifest", file}}, gen->number);
+  // One line per problem, on the log every host has (the CLI's is stderr).
+  for (const auto& w : loaded.build_warnings) spdlog::warn("{}", w);
+  report.build_warnings = std::move(loaded.build_warnings);
   return report;
 }
 

@@ -163,6 +163,4 @@ ElfImage read_elf(const std::filesystem::path& file) {
   return img;
 }
 
-std::string elf_incomplete(const std::filesystem::path& file) { return read_elf(file).problem; }
-
 }  // namespace toolgate::detail
