@@ -180,6 +180,9 @@ expect "call: a symbol only the host defines is a warning" 0 \
 expect "call --strict refuses a symbol only the host defines" 1 \
   'refused in strict mode: its build is wrong: host_symbols: ' \
   "$tg" call "$work/bad/host.json" --strict --tool greet --args '{"name":"Ada"}'
+expect "check --help documents --strict" 0 '--strict +refuse a plugin built wrong' "$tg" check --help
+expect "mcp --help says it is strict and how to turn it off" 0 'Strict:.*--no-strict loads it' \
+  sh -c "'$tg' mcp --help | tr '\n' ' '"
 expect "mcp is strict by default" 1 'toolgate mcp: error: .*refused in strict mode' \
   "$tg" mcp "$work/bad/m.json" -- cat
 expect "mcp --no-strict loads it with the warning" 0 'is built wrong, loaded anyway \(extra_exports\)' \

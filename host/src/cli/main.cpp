@@ -117,11 +117,11 @@ const std::vector<Command>& commands() {
        "MCP gateway: run CMD as an MCP server on stdio and\n"
        "relay a client on our stdin/stdout to it, every\n"
        "tools/call through the pipeline (asks become\n"
-       "elicitation requests to the client)",
+       "elicitation requests to the client).  Strict:\n"
+       "a plugin built wrong is refused (a production\n"
+       "entry point fails closed); --no-strict loads it\n"
+       "with a warning",
        "  --events FILE                 append the session events as JSON lines\n"
-       "  --no-strict                   load plugins built wrong with a warning; mcp is\n"
-       "                                strict by default (a production entry point\n"
-       "                                refuses them: see --strict below)\n"
        "  --max-message-bytes N         the largest message either side may send\n"
        "                                (default 16 MiB)\n"
        "  -- CMD ARGS...                the server's command; what follows -- is its own\n",
@@ -129,8 +129,7 @@ const std::vector<Command>& commands() {
        {"--events", "--max-message-bytes"},
        toolgate::cli::run_mcp},
       {"inspect",
-       "inspect PLUGIN.so [--config JSON|@FILE] [--json]\n"
-       "        inspect M... [--json]",
+       "inspect PLUGIN.so|M... [--config JSON|@FILE] [--json]",
        "what a plugin is (ABI, id, version, capabilities,\n"
        "flags, registrations, exports) and what is wrong\n"
        "with it: its build (what --strict refuses), its\n"
@@ -197,7 +196,7 @@ constexpr const char* kManifests =
     "                                STB_GNU_UNIQUE symbols, undefined symbols only the\n"
     "                                host defines; a reload of such a build fails);\n"
     "                                without it, such a plugin loads with one warning\n"
-    "                                per problem on stderr.  The default for mcp\n"
+    "                                per problem on stderr.  The default for mcp.\n"
     "  --no-strict                   load such plugins with a warning (mcp's way out)\n";
 
 constexpr const char* kExitStatus =
