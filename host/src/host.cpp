@@ -146,10 +146,27 @@ LoadReport Host::load_manifests(const std::vector<std::filesystem::path>& paths,
   report.plugins = gen->plugin_ids;
   for (const auto& [id, file] : fresh)
     impl_->emit_host_event("plugin/loaded", {{"plugin", id}, {"manifest", file}}, gen->number);
-  // One line per problem, on the log every host has (the CLI's is stderr).
-  for (const auto& w : loaded.build_warnings) spdlog::warn("{}", w);
-  report.build_warnings = std::move(loaded.build_warnings);
+  report.build_warnings = impl_->announce_build_warnings(loaded, gen->number);
   return report;
+}
+
+std::vector<std::string> Host::Impl::announce_build_warnings(const detail::LoadedStack& loaded,
+                                                             std::uint64_t gen) {
+  std::vector<std::string> lines;
+  for (const auto& [plugin, copy] : loaded.fresh)
+    for (const auto& p : plugin->build_problems) {
+      lines.push_back(detail::build_warning(*plugin, p));
+      // The log every host has (the CLI's is stderr), and the event log.
+      spdlog::warn("{}", lines.back());
+      emit_host_event("plugin/build-warning",
+                      {{"plugin", plugin->id},
+                       {"path", plugin->path.string()},
+                       {"code", p.code},
+                       {"message", p.message},
+                       {"fix", p.fix}},
+                      gen);
+    }
+  return lines;
 }
 
 // Hot reload (reload/controller.hpp does the work).

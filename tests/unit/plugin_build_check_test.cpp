@@ -113,7 +113,17 @@ struct StrictLoading : ::testing::Test {
 }  // namespace
 
 TEST_F(StrictLoading, ByDefaultABadBuildLoadsWithOneWarningPerProblem) {
+  auto rec = std::make_shared<Recorder>();
+  host.subscribe([rec](const Event& e) { (*rec)(e); });
   auto report = host.load_manifest(manifest("bad_build_exports", "test.bad-build"));
+  // And one event per problem, for --events and embedders' subscribers.
+  auto events = rec->of_type("plugin/build-warning");
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].data.at("plugin"), "test.bad-build");
+  EXPECT_EQ(std::string(events[0].data.at("path").as_string()), test_plugin("bad_build_exports"));
+  EXPECT_EQ(events[0].data.at("code"), "extra_exports");
+  EXPECT_EQ(events[1].data.at("code"), "gnu_unique");
+  EXPECT_HAS(std::string(events[1].data.at("fix").as_string()), "-fno-gnu-unique");
   ASSERT_EQ(report.plugins.size(), 1u);
   ASSERT_EQ(report.build_warnings.size(), 2u);  // extra exports, GNU unique
   for (const auto& w : report.build_warnings) {

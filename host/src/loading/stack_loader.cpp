@@ -64,7 +64,6 @@ class StackLoader {
     if (!o_.shadow) {
       auto loaded = load_plugin(p, m.file, o_.loader);
       out_.fresh.emplace_back(loaded, fs::path());
-      warn_build(*loaded);
       return loaded;
     }
     // Copy first, then check, hash and load the copy: what is checked is
@@ -92,14 +91,7 @@ class StackLoader {
     auto loaded = load_plugin(p, m.file, o_.loader, copy.path());
     if (prev && o_.hand_off) o_.hand_off(*prev, *loaded, m.file, p.json_path);
     out_.fresh.emplace_back(loaded, copy.keep());
-    warn_build(*loaded);
     return loaded;
-  }
-
-  // Only plugins loaded afresh: a kept one was reported when it loaded.
-  void warn_build(const LoadedPlugin& loaded) {
-    for (const auto& problem : loaded.build_problems)
-      out_.build_warnings.push_back(build_warning(loaded, problem));
   }
 
   // A locked layer's configuration is part of its guards: a reload may

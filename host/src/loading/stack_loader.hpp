@@ -52,9 +52,6 @@ struct LoadedStack {
   // Plugins loaded afresh by this load, with the copy they were loaded from
   // (empty when load_plugin made its own).
   std::vector<std::pair<std::shared_ptr<const LoadedPlugin>, std::filesystem::path>> fresh;
-  // One line per build problem of a plugin loaded afresh (build_warning),
-  // for the caller to log once the stack is published.
-  std::vector<std::string> build_warnings;
 };
 
 // Reads `files` (already expanded: expand_manifest_paths) and loads their

@@ -220,8 +220,7 @@ void ReloadController::publish(detail::LoadedStack candidate, ReloadReport& repo
     impl_.retired.track(p, copy.string());
     report.reloaded.push_back(p->id);
   }
-  for (const auto& w : candidate.build_warnings) spdlog::warn("{}", w);
-  report.build_warnings = std::move(candidate.build_warnings);
+  report.build_warnings = impl_.announce_build_warnings(candidate, gen->number);
   report.ok = true;
 }
 
