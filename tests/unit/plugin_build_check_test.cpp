@@ -6,9 +6,11 @@
 #include "test_support.hpp"
 
 #include "loading/elf_file.hpp"
+#include "loading/file_permissions.hpp"
 #include "loading/plugin_build_check.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 using namespace tgtest;
 namespace detail = toolgate::detail;
@@ -177,4 +179,35 @@ TEST_F(StrictLoading, StrictLoadsAGoodBuildWithoutWarnings) {
   auto report = host.load_manifest(manifest("variant_ok", "test.variant"), o);
   EXPECT_EQ(report.plugins.size(), 1u);
   EXPECT_TRUE(report.build_warnings.empty());
+}
+
+// The permission check the loaders and inspect share names the entry at
+// fault, so the fix is a command for that entry, not "fix the owner".
+TEST(PermissionFix, NamesTheEntryAndTheChangeForEachKind) {
+  TempDir dir;
+  auto file = dir.write("p.so", "x");
+  EXPECT_FALSE(detail::permission_problem(file));
+  std::filesystem::permissions(file, std::filesystem::perms::group_write,
+                               std::filesystem::perm_options::add);
+  auto writable = detail::permission_problem(file);
+  ASSERT_TRUE(writable);
+  EXPECT_EQ(writable->kind, detail::PermissionProblem::Kind::writable);
+  EXPECT_EQ(writable->where, file);
+  EXPECT_EQ(detail::permission_fix(*writable).rfind("chmod g-w,o-w " + file.string(), 0), 0u)
+      << detail::permission_fix(*writable);
+  EXPECT_HAS(detail::permission_fix(*writable), "--allow-insecure-plugin-permissions");
+  auto link = dir.path / "dangling.so";
+  std::filesystem::create_symlink(dir.path / "nothing.so", link);
+  auto dangling = detail::permission_problem(link);
+  ASSERT_TRUE(dangling);
+  EXPECT_EQ(dangling->kind, detail::PermissionProblem::Kind::unresolvable);
+  EXPECT_HAS(detail::permission_fix(*dangling), "so it resolves");
+  if (::geteuid() == 0) {  // only root can give a file away
+    auto other = dir.write("other.so", "x");
+    ASSERT_EQ(::chown(other.c_str(), 4242, 4242), 0);
+    auto foreign = detail::permission_problem(other);
+    ASSERT_TRUE(foreign);
+    EXPECT_EQ(foreign->kind, detail::PermissionProblem::Kind::foreign_owner);
+    EXPECT_HAS(detail::permission_fix(*foreign), "(chown) " + other.string());
+  }
 }

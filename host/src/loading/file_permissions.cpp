@@ -16,11 +16,12 @@ namespace {
 bool owned_ok(const struct stat& st) { return st.st_uid == 0 || st.st_uid == ::geteuid(); }
 
 PermissionProblem other_owner(const fs::path& p, const struct stat& st) {
-  return {p.string() + " belongs to another user (uid " + std::to_string(st.st_uid) + ")", p, true};
+  return {p.string() + " belongs to another user (uid " + std::to_string(st.st_uid) + ")", p,
+          PermissionProblem::Kind::foreign_owner};
 }
 
 PermissionProblem writable(const fs::path& p) {
-  return {p.string() + " is writable by group or others", p, false};
+  return {p.string() + " is writable by group or others", p, PermissionProblem::Kind::writable};
 }
 
 // Walks `p` (absolute, normal) and every folder above it as they are named,
@@ -31,14 +32,16 @@ PermissionProblem writable(const fs::path& p) {
 std::optional<PermissionProblem> check_chain(const fs::path& p) {
   struct stat st {};
   if (::lstat(p.c_str(), &st) != 0)
-    return PermissionProblem{"cannot inspect " + p.string(), p, false};
+    return PermissionProblem{"cannot inspect " + p.string(), p,
+                             PermissionProblem::Kind::unresolvable};
   if (!owned_ok(st)) return other_owner(p, st);
   if (!S_ISLNK(st.st_mode) && (st.st_mode & (S_IWGRP | S_IWOTH))) return writable(p);
   struct stat child = st;
   for (fs::path dir = p.parent_path();; dir = dir.parent_path()) {
     struct stat ds {};
     if (::lstat(dir.c_str(), &ds) != 0)
-      return PermissionProblem{"cannot inspect " + dir.string(), dir, false};
+      return PermissionProblem{"cannot inspect " + dir.string(), dir,
+                               PermissionProblem::Kind::unresolvable};
     if (!owned_ok(ds)) return other_owner(dir, ds);
     if (!S_ISLNK(ds.st_mode) && (ds.st_mode & (S_IWGRP | S_IWOTH))) {
       // Sticky folders (/tmp) let only an entry's owner rename or delete it.
@@ -67,7 +70,7 @@ std::optional<PermissionProblem> permission_problem(const fs::path& file) {
   if (ec)
     return PermissionProblem{written.string() + " cannot be resolved (" + ec.message() +
                                  "): a dangling symlink on its path",
-                             written, false};
+                             written, PermissionProblem::Kind::unresolvable};
   if (real == written) return std::nullopt;
   if (auto p = check_chain(real)) {
     p->why += " (on the real path of " + written.string() + ")";
@@ -82,9 +85,18 @@ std::string insecure_permissions(const fs::path& file) {
 }
 
 std::string permission_fix(const PermissionProblem& p) {
-  const std::string change =
-      p.foreign_owner ? "chown it to root or to you: sudo chown $(id -u) " + p.where.string()
-                      : "chmod g-w,o-w " + p.where.string();
+  std::string change;
+  switch (p.kind) {
+    case PermissionProblem::Kind::writable:
+      change = "chmod g-w,o-w " + p.where.string();
+      break;
+    case PermissionProblem::Kind::foreign_owner:
+      change = "give it to root or to the user running toolgate (chown) " + p.where.string();
+      break;
+    case PermissionProblem::Kind::unresolvable:
+      change = "fix the path or the symlink " + p.where.string() + " so it resolves";
+      break;
+  }
   return change +
          " (and the same for any other file or folder above it that the next check names), "
          "or pass --allow-insecure-plugin-permissions";

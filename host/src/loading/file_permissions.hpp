@@ -26,7 +26,7 @@ std::string insecure_permissions(const std::filesystem::path& file);
 struct PermissionProblem {
   std::string why;              // as insecure_permissions
   std::filesystem::path where;  // the file or folder to change
-  bool foreign_owner = false;   // owned by another user (else: writable by others)
+  enum class Kind { writable, foreign_owner, unresolvable } kind = Kind::writable;
 };
 std::optional<PermissionProblem> permission_problem(const std::filesystem::path& file);
 
