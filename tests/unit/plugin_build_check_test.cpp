@@ -2,7 +2,8 @@
 // (loading/plugin_build_check.hpp): what it finds in deliberately bad
 // builds, how it summarises thousands of symbols, and what the loaders do
 // with it -- a warning naming plugin, path, problem and fix by default, a
-// refusal in strict mode (LoadOptions::strict_plugin_builds).
+// refusal in strict mode (LoadOptions::strict_plugin_builds); and the
+// permission fix the loaders and inspect share.
 #include "test_support.hpp"
 
 #include "loading/elf_file.hpp"
