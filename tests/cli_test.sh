@@ -184,6 +184,77 @@ status=$?
 if [ $status = 0 ] && grep ' call greet: ' "$work/watch.out" | tail -1 | grep -q 'Hello, B!'; then echo "ok   watch ends cleanly, old generation still serving"; else
   echo "FAIL watch end (status $status)"; tail -3 "$work/watch.out"; fails=$((fails + 1)); fi
 
+# Bad builds (issue 20 item 9): by default a plugin built wrong loads with
+# one warning per problem naming plugin, path, problem and fix; --strict
+# refuses it; mcp is strict unless --no-strict.
+mkdir -p "$work/bad"
+printf '{"toolgate":1,"plugins":[{"id":"test.bad-build","path":"%s"}]}' \
+  "$test_plugins/bad_build_exports.so" > "$work/bad/m.json"
+printf '{"toolgate":1,"plugins":[{"id":"test.host-symbol","path":"%s"}]}' \
+  "$test_plugins/bad_build_host_symbol.so" > "$work/bad/host.json"
+bad_so=$(sed 's/[.]/[.]/g' <<<"$test_plugins/bad_build_exports.so")
+expect "check: a bad build warns, naming plugin, path, problem, fix" 0 \
+  "^toolgate: warning: plugin \"test\.bad-build\" \($bad_so\) is built wrong, loaded anyway \(extra_exports\): exports [0-9]+ symbol\(s\) besides toolgate_plugin_entry: .*int bad_build_many<[0-9]+>\(\).*\(and [0-9]+ more\); .*; fix: build with toolgate_add_plugin\(\)" \
+  "$tg" check "$work/bad/m.json"
+expect "check: the ok line counts the warnings" 0 \
+  '^ok: 1 layer, 1 plugin, 1 hook \(0 locked\), with 2 build warnings \(on stderr; --strict refuses such plugins\)$' \
+  "$tg" check "$work/bad/m.json"
+out=$("$tg" check "$work/bad/m.json" 2>&1 >/dev/null)
+if [ "$(grep -c 'is built wrong' <<<"$out")" = 2 ] && [ "$(wc -l <<<"$out")" = 2 ]; then
+  echo "ok   check: one line per problem"; else
+  echo "FAIL check: one line per problem:"; echo "$out" | sed 's/^/    /'; fails=$((fails + 1)); fi
+expect "check --strict refuses a bad build" 1 \
+  'refused in strict mode: its build is wrong: extra_exports: .*; gnu_unique: has 1 STB_GNU_UNIQUE symbol\(s\): bad_build::shared_counter\(\)::counter' \
+  "$tg" check "$work/bad/m.json" --strict
+expect "call: a bad build serves, with the warning" 0 \
+  'warning: plugin "test\.bad-build" .*\(gnu_unique\): .*"text":"Hello, Ada!"' \
+  sh -c "'$tg' call '$work/bad/m.json' --tool greet --args '{\"name\":\"Ada\"}' 2>&1 | tr '\n' ' '"
+expect "call --strict refuses a bad build" 1 'refused in strict mode' \
+  "$tg" call "$work/bad/m.json" --strict --tool greet --args '{"name":"Ada"}'
+expect "call: a symbol only the host defines is a warning" 0 \
+  'warning: plugin "test\.host-symbol" .*\(host_symbols\): has 1 undefined symbol\(s\) that no library it links defines: std::terminate\(\)' \
+  "$tg" call "$work/bad/host.json" --tool greet --args '{"name":"Ada"}'
+expect "call --strict refuses a symbol only the host defines" 1 \
+  'refused in strict mode: its build is wrong: host_symbols: ' \
+  "$tg" call "$work/bad/host.json" --strict --tool greet --args '{"name":"Ada"}'
+expect "check --help documents --strict" 0 '--strict +refuse a plugin built wrong' "$tg" check --help
+expect "mcp --help says it is strict and how to turn it off" 0 'Strict:.*--no-strict loads it' \
+  sh -c "'$tg' mcp --help | tr '\n' ' '"
+expect "mcp is strict by default" 1 'toolgate mcp: error: .*refused in strict mode' \
+  "$tg" mcp "$work/bad/m.json" -- cat
+expect "mcp --no-strict loads it with the warning" 0 'is built wrong, loaded anyway \(extra_exports\)' \
+  sh -c "'$tg' mcp '$work/bad/m.json' --no-strict -- cat </dev/null"
+
+# watch: a bad build loads with the warning; once replaced, its image stays
+# (STB_GNU_UNIQUE), and the log says which plugin, why, the cost and the fix.
+mkdir -p "$work/p"
+cp "$test_plugins/reload_guard_bad_build.so" "$work/p/guard.so"
+printf '{"toolgate":1,"plugins":[{"id":"reload.guard","path":"guard.so"}]}' > "$work/p/m.json"
+"$tg" watch "$work/p/m.json" --no-probe > "$work/pin.out" 2>&1 &
+ppid=$!
+pin_step() {
+  for _ in $(seq 200); do grep -Eq -- "$2" "$work/pin.out" && break; sleep 0.05; done
+  if grep -Eq -- "$2" "$work/pin.out"; then echo "ok   watch: $1"; else
+    echo "FAIL watch: $1"; sed 's/^/    /' "$work/pin.out"; fails=$((fails + 1)); fi
+}
+pin_step "a bad build warns" 'warning: plugin "reload\.guard" \(.*/p/guard\.so\) is built wrong, loaded anyway \(gnu_unique\)'
+pin_step "loads" "${ts}loaded reload.guard in"
+cp "$test_plugins/reload_guard_a.so" "$work/p/.g" && mv "$work/p/.g" "$work/p/guard.so"
+pin_step "a pinned image names plugin, reason, cost and fix" \
+  'toolgate: warning: plugin "reload\.guard" \(.*/p/guard\.so\) stays loaded after it was replaced: .*STB_GNU_UNIQUE.*until it exits.*; fix: compile C\+\+ with -fno-gnu-unique'
+if grep -q 'plugin/pinned: {}' "$work/pin.out"; then
+  echo "FAIL watch: an empty pinned line"; fails=$((fails + 1)); fi
+kill -TERM $ppid; wait $ppid
+# --strict: a reload to a bad build is refused, the old generation serves.
+cp "$test_plugins/reload_guard_a.so" "$work/p/guard.so"
+"$tg" watch "$work/p/m.json" --no-probe --strict > "$work/pin.out" 2>&1 &
+ppid=$!
+pin_step "--strict loads a good build" "${ts}loaded reload.guard in"
+cp "$test_plugins/reload_guard_host_symbol.so" "$work/p/.g" && mv "$work/p/.g" "$work/p/guard.so"
+pin_step "--strict refuses a reload to a bad build" \
+  "${ts}reload failed, generation [0-9]+ keeps serving: .*refused in strict mode: its build is wrong: host_symbols"
+kill -TERM $ppid; wait $ppid
+
 # Hardening (issue 13): the call is built as a document, numeric options
 # are validated, a failed first load does not claim a generation serves,
 # and a plugin whose init never returns cannot make SIGTERM useless.

@@ -10,6 +10,7 @@
 #include "pipeline/stages.hpp"
 #include "reload/controller.hpp"
 
+#include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
@@ -118,6 +119,7 @@ LoadReport Host::load_manifests(const std::vector<std::filesystem::path>& paths,
   // runs) while the active generation stays as it was.
   detail::StackLoadOptions lo;
   lo.loader.allow_insecure_permissions = options.allow_insecure_plugin_permissions;
+  lo.loader.strict_builds = options.strict_plugin_builds;
   for (const auto& layer : impl_->layers)
     for (const auto& [index, plugin] : layer.plugins)
       lo.already_loaded[plugin->id] = layer.manifest.file.string();
@@ -144,7 +146,27 @@ LoadReport Host::load_manifests(const std::vector<std::filesystem::path>& paths,
   report.plugins = gen->plugin_ids;
   for (const auto& [id, file] : fresh)
     impl_->emit_host_event("plugin/loaded", {{"plugin", id}, {"manifest", file}}, gen->number);
+  report.build_warnings = impl_->announce_build_warnings(loaded, gen->number);
   return report;
+}
+
+std::vector<std::string> Host::Impl::announce_build_warnings(const detail::LoadedStack& loaded,
+                                                             std::uint64_t gen) {
+  std::vector<std::string> lines;
+  for (const auto& [plugin, copy] : loaded.fresh)
+    for (const auto& p : plugin->build_problems) {
+      lines.push_back(detail::build_warning(*plugin, p));
+      // The log every host has (the CLI's is stderr), and the event log.
+      spdlog::warn("{}", lines.back());
+      emit_host_event("plugin/build-warning",
+                      {{"plugin", plugin->id},
+                       {"path", plugin->path.string()},
+                       {"code", p.code},
+                       {"message", p.message},
+                       {"fix", p.fix}},
+                      gen);
+    }
+  return lines;
 }
 
 // Hot reload (reload/controller.hpp does the work).

@@ -7,6 +7,7 @@
 #include "event_bus.hpp"
 #include "generation.hpp"
 #include "loading/stack.hpp"
+#include "loading/stack_loader.hpp"
 #include "reload/retirement.hpp"
 
 #include <boost/json/object.hpp>
@@ -112,6 +113,13 @@ struct Host::Impl {
       throw;
     }
   }
+
+  // The build problems of the plugins `loaded` loaded afresh, once each
+  // (a plugin kept across a reload was reported when it loaded): one log
+  // line and one plugin/build-warning event per problem.  Returns the lines
+  // (LoadReport / ReloadReport::build_warnings).
+  std::vector<std::string> announce_build_warnings(const detail::LoadedStack& loaded,
+                                                   std::uint64_t gen);
 
   void emit_host_event(std::string type, json::object data, std::uint64_t gen) {
     if (!bus.active()) return;

@@ -466,6 +466,65 @@ TEST(Reload, ANeverUnloadPluginIsReportedPinnedWithItsReason) {
   EXPECT_EQ(code_of(f.greet("A")), "denied");  // the new build serves
 }
 
+// After a build with STB_GNU_UNIQUE symbols is replaced, its image stays:
+// the event (and the log line, its "message") names the plugin and the
+// file the manifest names, why it stays, what it costs and the fix -- not
+// "plugin/pinned: {}".
+TEST(Reload, APinnedBadBuildIsReportedWithPluginReasonAndFix) {
+  ReloadFixture f("reload_guard_bad_build", /*locked=*/false);
+  auto first = f.enable();
+  ASSERT_TRUE(first.ok) << first.error;
+  ASSERT_EQ(first.build_warnings.size(), 2u);  // loaded with a warning: not strict
+  f.install("reload_guard_a");
+  auto r = f.host->reload();
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.build_warnings.empty());  // the new build is a good one
+  auto pinned = f.wait_for("plugin/pinned");
+  ASSERT_TRUE(pinned);
+  EXPECT_EQ(std::string(pinned->at("source").as_string()), f.plugin.string());
+  std::string message(pinned->at("message").as_string());
+  EXPECT_NE(message.find("plugin \"reload.guard\" (" + f.plugin.string() +
+                         ") stays loaded after it was replaced: "),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("STB_GNU_UNIQUE"), std::string::npos) << message;
+  EXPECT_NE(message.find("until it exits"), std::string::npos) << message;
+  EXPECT_NE(message.find("fix: compile C++ with -fno-gnu-unique"), std::string::npos) << message;
+  EXPECT_NE(message.find("toolgate inspect " + f.plugin.string()), std::string::npos) << message;
+}
+
+// Strict (LoadOptions::strict_plugin_builds): a reload to a bad build is
+// rejected and the serving generation stays; without it, the build loads
+// and the report carries one warning per problem.
+TEST(Reload, StrictRejectsAReloadToABadBuild) {
+  for (bool strict : {true, false}) {
+    SCOPED_TRACE(strict ? "strict" : "not strict");
+    ReloadFixture f("reload_guard_a", /*locked=*/false);
+    ReloadOptions o;
+    o.manifests = {f.manifest};
+    o.watch = false;
+    o.load.strict_plugin_builds = strict;
+    ASSERT_TRUE(f.host->enable_reload(o).ok);
+    auto gen = f.host->generation();
+    f.install("reload_guard_host_symbol");
+    auto r = f.host->reload();
+    if (strict) {
+      EXPECT_FALSE(r.ok);
+      EXPECT_NE(r.error.find("plugin \"reload.guard\" (" + f.plugin.string() +
+                             "): refused in strict mode: its build is wrong: host_symbols: "),
+                std::string::npos)
+          << r.error;
+      EXPECT_EQ(f.host->generation(), gen);
+      EXPECT_EQ(code_of(f.greet("A")), "denied");  // build A still serves
+    } else {
+      ASSERT_TRUE(r.ok) << r.error;
+      ASSERT_EQ(r.build_warnings.size(), 1u);
+      EXPECT_NE(r.build_warnings[0].find("(host_symbols)"), std::string::npos);
+      EXPECT_FALSE(f.greet("A").is_error);  // the new build abstains
+    }
+  }
+}
+
 TEST(Reload, StateIsHandedToTheNewVersion) {
   ReloadFixture f;
   ASSERT_TRUE(f.enable().ok);

@@ -65,21 +65,33 @@ struct LoadOptions {
   // writable by other users.  Off by default: someone else could swap the
   // policy.
   bool allow_insecure_plugin_permissions = false;
+  // Refuse plugins whose build `toolgate inspect` flags -- symbols exported
+  // besides the entry, STB_GNU_UNIQUE symbols, undefined symbols that only
+  // the host happens to define -- instead of loading them with a warning
+  // (docs/design.md §8.5).  Off by default for embedders and the developer
+  // commands; `toolgate mcp` turns it on: a production entry point fails
+  // closed.  Also refuses such a build on hot reload (the old generation
+  // keeps serving).
+  bool strict_plugin_builds = false;
 };
 
 struct LoadReport {
   std::vector<std::string> layers;       // names, in stack order
   std::vector<std::string> plugins;      // ids of the plugins now loaded
   std::vector<std::string> kept_locked;  // disable attempts refused by a lock
+  // One line per build problem of a plugin loaded anyway (not strict),
+  // naming the plugin, its path, the problem and the fix.  Also logged.
+  std::vector<std::string> build_warnings;
 };
 
 // One reload attempt.
 struct ReloadReport {
   bool ok = false;
-  bool changed = false;               // false: every file had the same content
-  std::uint64_t generation = 0;       // the generation serving after it
-  std::vector<std::string> reloaded;  // plugin ids loaded afresh
-  std::string error;                  // why it failed (the old generation serves on)
+  bool changed = false;                     // false: every file had the same content
+  std::uint64_t generation = 0;             // the generation serving after it
+  std::vector<std::string> reloaded;        // plugin ids loaded afresh
+  std::string error;                        // why it failed (the old generation serves on)
+  std::vector<std::string> build_warnings;  // as LoadReport's, for the plugins loaded afresh
   // true when no manifest stack has ever loaded: there is no old
   // generation to serve on, and every call is denied until a load succeeds.
   bool calls_denied = false;

@@ -46,9 +46,15 @@ int run_check(const Args& args) {
         ++hooks;
         locked += h.at("locked").as_bool();
       }
-  std::printf("ok: %zu layer%s, %zu plugin%s, %zu hook%s (%zu locked)\n", report.layers.size(),
+  std::printf("ok: %zu layer%s, %zu plugin%s, %zu hook%s (%zu locked)", report.layers.size(),
               report.layers.size() == 1 ? "" : "s", report.plugins.size(),
               report.plugins.size() == 1 ? "" : "s", hooks, hooks == 1 ? "" : "s", locked);
+  // The warnings themselves went to stderr as the plugins loaded; "ok"
+  // alone would hide them.
+  if (const auto n = report.build_warnings.size())
+    std::printf(", with %zu build warning%s (on stderr; --strict refuses such plugins)", n,
+                n == 1 ? "" : "s");
+  std::printf("\n");
   return 0;
 }
 

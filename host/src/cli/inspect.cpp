@@ -1,17 +1,26 @@
-// inspect.cpp -- `toolgate inspect PLUGIN.so [--json] [--config JSON]`
+// inspect.cpp -- `toolgate inspect PLUGIN.so [--config JSON|@FILE]` or
+// `toolgate inspect M...` (manifests: every enabled plugin with its entry's
+// config), `[--json] [--allow-insecure-plugin-permissions]`.
 // What a plugin is and what would go wrong with it, without a call: ABI,
 // id, version, capabilities, flags, what init registers, exported symbols,
-// needed libraries; and the problems -- exports besides the entry,
-// STB_GNU_UNIQUE symbols (the image could never unload), undefined symbols
-// no library of the plugin provides (not linked with -z defs), no entry, a
-// file that is not a complete ELF shared object, a load or init failure.
-// Exit 0 when there is no problem, 1 when there is one, 2 on a usage error.
+// needed libraries; and the problems -- the build problems the loaders
+// share (plugin_build_check.hpp: exports besides the entry, STB_GNU_UNIQUE
+// symbols, undefined symbols only the host defines, no entry, not a
+// complete ELF shared object), permissions the loaders would refuse
+// (file_permissions.hpp), an id other than the manifest's, a load or init
+// failure.  Exit 0 when there is no problem, 1 when there is one, 2 on a
+// usage error.
 #include "inspect.hpp"
 #include "options.hpp"
 
 #include "../hook_kinds.hpp"
 #include "../loading/elf_file.hpp"
+#include "../loading/file_permissions.hpp"
+#include "../loading/manifest.hpp"
+#include "../loading/plugin_build_check.hpp"
 #include "../reload/probe.hpp"
+
+#include <toolgate/host.hpp>
 
 #include <toolgate/toolgate.h>
 
@@ -26,6 +35,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 namespace toolgate::cli {
 
@@ -34,17 +44,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* entry_name = TOOLGATE_ENTRY_SYMBOL;
-const std::string helper_fix =
-    "build with toolgate_add_plugin (CMake) or the flags of pkg-config toolgate-sdk: hidden "
-    "visibility, -fno-gnu-unique, -Wl,-z,defs and the version script";
-
 struct Findings {
   json::object info;
   json::array problems;
   void problem(const std::string& code, const std::string& message, const std::string& fix) {
     problems.push_back(json::object{{"code", code}, {"message", message}, {"fix", fix}});
   }
+  void problem(const detail::BuildProblem& p) { problem(p.code, p.message, p.fix); }
 };
 
 std::string joined(const std::vector<std::string>& names, std::size_t max = 8) {
@@ -76,52 +82,33 @@ std::vector<std::string> bit_names(
   return out;
 }
 
-// What the file says without running it.
+// What the file says without running it: the loaders' own checks.
 void read_image(const fs::path& plugin, Findings& f) {
   auto img = detail::read_elf(plugin);
   f.info["size"] = img.size;
-  if (!img.problem.empty()) {
-    f.problem("not_a_plugin_image", "the file " + img.problem,
-              "point inspect at a built plugin (.so); if it is still being written, wait");
-    return;
-  }
-  if (!img.table_problem.empty())
-    f.problem("malformed_elf", "the file " + img.table_problem, "rebuild it");
-  if (img.type != ET_DYN)
-    f.problem("not_a_shared_object", "the file is an ELF file but not a shared object",
-              "build a shared library: " + helper_fix);
-  std::vector<std::string> exports, extra, unique, undefined;
+  for (const auto& p : detail::image_problems(img)) f.problem(p);
+  if (!img.problem.empty()) return;
+  std::vector<std::string> exports, undefined;
   for (const auto& s : img.dynamic_symbols) {
     if (!s.defined) {
       if (s.bind != STB_WEAK) undefined.push_back(s.name);
       continue;
     }
-    if (s.bind == STB_LOCAL) continue;
-    exports.push_back(s.name);
-    if (s.name != entry_name) extra.push_back(s.name);
+    if (s.bind != STB_LOCAL) exports.push_back(s.name);
   }
-  for (const auto& s : img.unique_symbols) unique.push_back(s.name);
   json::array needed;
   for (const auto& n : img.needed) needed.emplace_back(n);
   f.info["exports"] = json::value_from(exports);
   f.info["needed"] = std::move(needed);
   f.info["undefined"] = json::value_from(undefined);
-  if (exports.size() == extra.size())
-    f.problem(
-        "no_entry", std::string("the plugin does not export ") + entry_name,
-        "define it with TOOLGATE_PLUGIN_ENTRY (C) or TOOLGATE_PLUGIN (C++), and " + helper_fix);
-  if (!extra.empty())
-    f.problem("extra_exports",
-              "exports " + std::to_string(extra.size()) + " symbol(s) besides " + entry_name +
-                  ": " + joined(extra) +
-                  "; other objects can bind to them and pin the plugin in memory",
-              helper_fix);
-  if (!unique.empty())
-    f.problem("gnu_unique",
-              "has STB_GNU_UNIQUE symbol(s), which keep the image mapped after dlclose (hot "
-              "reload cannot unload it): " +
-                  joined(unique),
-              "compile C++ with -fno-gnu-unique (toolgate_add_plugin does)");
+}
+
+// Would call, check, watch and mcp refuse the file for where it lives?
+void check_permissions(const fs::path& plugin, Findings& f) {
+  if (auto p = detail::permission_problem(plugin))
+    f.problem("insecure_permissions",
+              "the loaders refuse it: " + p->why + ", so another user could replace the plugin",
+              detail::permission_fix(*p));
 }
 
 // Runs the child and folds its report in.
@@ -169,13 +156,10 @@ void probe(const fs::path& plugin, const json::object& config, Findings& f) {
   }
   if (auto* h = r.if_contains("hooks")) f.info["hooks"] = *h;
   if (auto* t = r.if_contains("tools")) f.info["tools"] = *t;
-  if (auto u = names_of(r.at("unresolved").as_array()); !u.empty())
-    f.problem("undefined_symbols",
-              "undefined symbol(s) that no library the plugin links provides: " + joined(u) +
-                  "; it was linked without -z defs and loads only if the host happens to define "
-                  "them",
-              "link the libraries that define them, and " + helper_fix);
-  if (auto m = names_of(r.at("missing_libraries").as_array()); !m.empty())
+  if (auto* h = r.if_contains("host_symbols"))
+    if (auto u = names_of(h->as_array()); !u.empty()) f.problem(detail::host_symbols_problem(u));
+  const auto* missing = r.if_contains("missing_libraries");
+  if (auto m = missing ? names_of(missing->as_array()) : std::vector<std::string>{}; !m.empty())
     f.problem("missing_libraries", "needed libraries that cannot be found: " + joined(m),
               "install them, or fix the plugin's RUNPATH");
   if (auto* e = r.if_contains("load_error"))
@@ -188,13 +172,19 @@ void print_text(const fs::path& plugin, const Findings& f) {
     std::vector<std::string> v;
     if (auto* a = f.info.if_contains(key))
       for (const auto& x : a->as_array()) v.emplace_back(x.as_string());
-    return v.empty() ? std::string("none") : joined(v, 1000);
+    if (v.empty()) return std::string("none");
+    // A build without the SDK flags exports thousands of symbols: a count
+    // and the first few, demangled (--json has them all).
+    return v.size() > 1 ? std::to_string(v.size()) + ": " + detail::symbol_list(v)
+                        : detail::symbol_list(v);
   };
   auto str = [&](const char* key) {
     auto* v = f.info.if_contains(key);
     return v ? std::string(v->as_string()) : std::string("(unknown)");
   };
   std::printf("plugin        %s\n", plugin.c_str());
+  if (auto* m = f.info.if_contains("manifest"))
+    std::printf("manifest      %s (config from there)\n", std::string(m->as_string()).c_str());
   std::printf("abi           %s (this host: %d.%d)\n", str("abi").c_str(), TOOLGATE_ABI_MAJOR,
               TOOLGATE_ABI_MINOR);
   std::printf("id            %s\n", str("id").c_str());
@@ -233,47 +223,129 @@ void print_text(const fs::path& plugin, const Findings& f) {
   }
 }
 
+// One plugin: its image, where it lives, then its code in a child.
+// `expected_id`: the id a manifest gives it ("" for a bare plugin).
+Findings inspect_one(const fs::path& plugin, const json::object& config, bool allow_insecure,
+                     const std::string& expected_id) {
+  Findings f;
+  std::error_code ec;
+  if (!fs::is_regular_file(plugin, ec)) {
+    f.problem("missing_file", plugin.string() + " is not a file",
+              "build the plugin first, or fix the path");
+    return f;
+  }
+  read_image(plugin, f);
+  if (!allow_insecure) check_permissions(plugin, f);
+  // Only a complete shared object is worth running (the loader refuses the rest).
+  if (f.info.contains("exports")) probe(plugin, config, f);
+  if (auto* id = f.info.if_contains("id");
+      id && !expected_id.empty() && *id != json::value(expected_id))
+    f.problem("id_mismatch",
+              "the manifest says \"" + expected_id + "\" but the plugin declares " +
+                  json::serialize(*id) + "; the loaders refuse it",
+              "set \"id\" in the manifest to the plugin's id, if this is the plugin you meant");
+  return f;
+}
+
+// --config's value: a JSON object, given inline or as @FILE.
+json::object config_option(const std::string& value) {
+  std::string text = value;
+  if (!value.empty() && value[0] == '@') {
+    std::ifstream in(value.substr(1), std::ios::binary);
+    if (!in)
+      throw UsageError("--config " + value + ": cannot read " + value.substr(1) +
+                       " (@FILE names a file holding the JSON object)");
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  boost::system::error_code ec;
+  json::value v = json::parse(text, ec);
+  if (ec || !v.is_object())
+    throw UsageError("--config takes a JSON object, e.g. '{\"limit\": 3}', or @FILE holding one");
+  return v.as_object();
+}
+
+bool is_manifest(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec) || p.extension() == ".json";
+}
+
 }  // namespace
 
 int run_inspect(const Args& args) {
-  std::vector<std::string> plugins;
-  bool as_json = false;
-  json::object config;
+  std::vector<std::string> paths;
+  bool as_json = false, allow_insecure = false;
+  std::optional<json::object> config;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--json") {
       as_json = true;
+    } else if (args[i] == "--allow-insecure-plugin-permissions") {
+      allow_insecure = true;
     } else if (args[i] == "--config") {
-      if (i + 1 == args.size()) throw UsageError("--config needs a JSON object");
-      boost::system::error_code ec;
-      json::value v = json::parse(args[++i], ec);
-      if (ec || !v.is_object())
-        throw UsageError("--config takes a JSON object, e.g. '{\"limit\": 3}'");
-      config = v.as_object();
+      if (i + 1 == args.size()) throw UsageError("--config needs a JSON object or @FILE");
+      config = config_option(args[++i]);
     } else if (args[i].size() > 1 && args[i][0] == '-') {
       throw UsageError("unknown option " + args[i]);
     } else {
-      plugins.push_back(args[i]);
+      paths.push_back(args[i]);
     }
   }
-  if (plugins.size() != 1) throw UsageError("inspect takes one plugin file");
-  const fs::path plugin = fs::absolute(plugins[0]);
-  std::error_code ec;
-  if (!fs::is_regular_file(plugin, ec))
-    throw std::runtime_error(plugin.string() + " is not a file; build the plugin first");
+  if (paths.empty())
+    throw UsageError("inspect takes one plugin file, or manifests (M.json or a folder of them)");
+  std::size_t manifests = 0;
+  for (const auto& p : paths) manifests += is_manifest(p);
+  if (manifests == 0 && paths.size() > 1)
+    throw UsageError("inspect takes one plugin file, or manifests (M.json or a folder of them)");
+  if (manifests != 0 && manifests != paths.size())
+    throw UsageError("give inspect either one plugin file or manifests, not both");
+  if (manifests != 0 && config)
+    throw UsageError(
+        "--config is for a plugin file; with a manifest each plugin gets its "
+        "entry's \"config\"");
 
-  Findings f;
-  read_image(plugin, f);
-  // Only a complete shared object is worth running (the loader refuses the rest).
-  if (f.problems.empty() || f.info.contains("exports")) probe(plugin, config, f);
-  if (as_json) {
-    json::object out = f.info;
-    out["plugin"] = plugin.string();
-    out["problems"] = f.problems;
-    std::printf("%s\n", json::serialize(out).c_str());
+  // Each plugin inspected, with where it came from (a manifest entry or not).
+  std::vector<std::pair<fs::path, Findings>> results;
+  if (manifests == 0) {
+    const fs::path plugin = fs::absolute(paths[0]);
+    std::error_code ec;
+    if (!fs::is_regular_file(plugin, ec))
+      throw std::runtime_error(plugin.string() + " is not a file; build the plugin first");
+    results.emplace_back(plugin,
+                         inspect_one(plugin, config.value_or(json::object{}), allow_insecure, ""));
   } else {
-    print_text(plugin, f);
+    // The manifests are read as the loaders read them (strictly, and
+    // permission-checked): a manifest they refuse is an error here too.
+    for (const auto& file : detail::expand_manifest_paths({paths.begin(), paths.end()})) {
+      auto m = detail::read_manifest(file, allow_insecure);
+      for (const auto& entry : m.plugins) {
+        if (!entry.enabled) continue;  // the loaders skip it too
+        Findings f = inspect_one(entry.path, entry.config, allow_insecure, entry.id);
+        f.info["manifest"] = m.file.string() + " at " + entry.json_path;
+        results.emplace_back(entry.path, std::move(f));
+      }
+    }
   }
-  return f.problems.empty() ? 0 : 1;
+
+  bool problems = false;
+  json::array all;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& [plugin, f] = results[i];
+    problems = problems || !f.problems.empty();
+    if (as_json) {
+      json::object out = f.info;
+      out["plugin"] = plugin.string();
+      out["problems"] = f.problems;
+      all.push_back(std::move(out));
+    } else {
+      if (i) std::printf("\n");
+      print_text(plugin, f);
+    }
+  }
+  // One plugin file: one object, as always; manifests: an array of them.
+  if (as_json)
+    std::printf("%s\n", json::serialize(manifests ? json::value(all) : all.at(0)).c_str());
+  else if (manifests && results.empty())
+    std::printf("no enabled plugin in the manifests\n");
+  return problems ? 1 : 0;
 }
 
 }  // namespace toolgate::cli

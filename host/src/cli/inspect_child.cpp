@@ -3,11 +3,13 @@
 //   descriptor  the raw descriptor fields (when the entry could be called)
 //   hooks, tools  what init registered (when the plugin loaded)
 //   load_error  why loading failed, with the fix
-//   unresolved  undefined symbols no library of the plugin provides
+//   host_symbols  undefined symbols bound to the host's definitions, not
+//               to a library of the plugin (plugin_build_check.hpp)
 //   missing_libraries  DT_NEEDED libraries that could not be opened
 #include "inspect.hpp"
 
 #include "../loading/elf_file.hpp"
+#include "../loading/plugin_build_check.hpp"
 #include "../loading/plugin_loader.hpp"
 #include "../loading/stack.hpp"
 #include "../reload/probe.hpp"
@@ -59,20 +61,12 @@ std::vector<void*> open_needed(const detail::ElfImage& img, const fs::path& plug
   return handles;
 }
 
-// Undefined, non-weak symbols that none of the plugin's own libraries
-// defines.  A plugin linked with -z defs has none: the linker refused them.
-json::array unresolved_symbols(const detail::ElfImage& img, const fs::path& plugin,
-                               json::array& missing) {
-  auto handles = open_needed(img, plugin, missing);
-  json::array out;
-  for (const auto& s : img.dynamic_symbols) {
-    if (s.defined || s.bind != STB_GLOBAL || s.name.empty()) continue;
-    bool found = false;
-    for (void* h : handles) found = found || ::dlsym(h, s.name.c_str()) != nullptr;
-    if (!found) out.emplace_back(s.name);
-  }
-  for (void* h : handles) ::dlclose(h);
-  return out;
+// The DT_NEEDED libraries that cannot be found: all of them named, where
+// dlopen of the plugin names only the first.
+json::array missing_libraries(const detail::ElfImage& img, const fs::path& plugin) {
+  json::array missing;
+  for (void* h : open_needed(img, plugin, missing)) ::dlclose(h);
+  return missing;
 }
 
 json::object describe(const tg_plugin_descriptor& d) {
@@ -87,7 +81,8 @@ json::object describe(const tg_plugin_descriptor& d) {
   return o;
 }
 
-void load_and_init(const fs::path& plugin, const json::object& config, json::object& report) {
+void load_and_init(const fs::path& plugin, const detail::ElfImage& img, const json::object& config,
+                   json::object& report) {
   // The entry first, on its own handle: the descriptor is reported even when
   // the loader then refuses the plugin.
   void* h = ::dlopen(plugin.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -99,6 +94,10 @@ void load_and_init(const fs::path& plugin, const json::object& config, json::obj
                              "missing at link time) and install its dependencies"}};
     return;
   }
+  // The loaders' check, on this handle: what the plugin took from the host.
+  json::array host_symbols;
+  for (auto& name : detail::host_provided_symbols(img, h)) host_symbols.emplace_back(name);
+  report["host_symbols"] = std::move(host_symbols);
   using Entry = const tg_plugin_descriptor* (*)();
   auto entry = reinterpret_cast<Entry>(::dlsym(h, TOOLGATE_ENTRY_SYMBOL));
   if (!entry) {  // reported by the parent from the symbol table
@@ -150,10 +149,8 @@ int inspect_child_main(const Args& args) {
     std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     json::object config = text.empty() ? json::object{} : json::parse(text).as_object();
     auto img = detail::read_elf(plugin);
-    json::array missing;
-    report["unresolved"] = unresolved_symbols(img, plugin, missing);
-    report["missing_libraries"] = std::move(missing);
-    load_and_init(plugin, config, report);
+    report["missing_libraries"] = missing_libraries(img, plugin);
+    load_and_init(plugin, img, config, report);
   } catch (const std::exception& e) {
     report["load_error"] = {{"problem", e.what()}, {"fix", "fix the plugin"}};
   }

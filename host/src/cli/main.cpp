@@ -53,8 +53,9 @@ const std::vector<Command>& commands() {
        {"--samples"},
        toolgate::cli::run_demo},
       {"check",
-       "check M...",
-       "load the manifests without running a call;\nprints ok and a summary, or every error",
+       "check M... [--strict]",
+       "load the manifests without running a call;\nprints ok and a summary, or every error;\n"
+       "a plugin built wrong is a warning (--strict: an error)",
        "",
        true,
        {},
@@ -69,7 +70,7 @@ const std::vector<Command>& commands() {
        toolgate::cli::run_plan},
       {"call",
        "call M... --tool NAME [--args JSON] [--stub NAME[:SCHEMA]]...\n"
-       "          [--approve yes|no|prompt] [--trace] [--events FILE]",
+       "          [--approve yes|no|prompt] [--trace] [--events FILE] [--strict]",
        "one call of a sample tool (greet, slow), a stub, or\n"
        "a tool a plugin of the manifests registers; prints\n"
        "the result JSON, exit 1 when the call ended as an error",
@@ -90,7 +91,7 @@ const std::vector<Command>& commands() {
        toolgate::cli::run_call},
       {"watch",
        "watch M... [--call TOOL --args JSON --every MS] [--stub NAME[:SCHEMA]]...\n"
-       "          [--no-probe]",
+       "          [--no-probe] [--strict]",
        "reload on every change (and SIGHUP), one timestamped\n"
        "line per load, reload or failure; a build still being\n"
        "written is waited for (up to 3 s), not reported;\n"
@@ -121,11 +122,14 @@ const std::vector<Command>& commands() {
        {"--key-file", "--anchor", "--max-line-bytes"},
        toolgate::cli::run_audit},
       {"mcp",
-       "mcp M... [--events FILE] [--max-message-bytes N] -- CMD ARGS...",
+       "mcp M... [--events FILE] [--max-message-bytes N] [--no-strict] -- CMD ARGS...",
        "MCP gateway: run CMD as an MCP server on stdio and\n"
        "relay a client on our stdin/stdout to it, every\n"
        "tools/call through the pipeline (asks become\n"
-       "elicitation requests to the client)",
+       "elicitation requests to the client).  Strict:\n"
+       "a plugin built wrong is refused (a production\n"
+       "entry point fails closed); --no-strict loads it\n"
+       "with a warning",
        "  --events FILE                 append the session events as JSON lines\n"
        "  --max-message-bytes N         the largest message either side may send\n"
        "                                (default 16 MiB)\n"
@@ -134,13 +138,22 @@ const std::vector<Command>& commands() {
        {"--events", "--max-message-bytes"},
        toolgate::cli::run_mcp},
       {"inspect",
-       "inspect PLUGIN.so [--json] [--config JSON]",
+       "inspect PLUGIN.so|M... [--config JSON|@FILE] [--json]",
        "what a plugin is (ABI, id, version, capabilities,\n"
        "flags, registrations, exports) and what is wrong\n"
-       "with its build; init runs in a child process.\n"
-       "Exit 1 when it finds a problem",
-       "  --json                        one JSON object instead of text\n"
-       "  --config JSON                 the config init gets (default {})\n",
+       "with it: its build (what --strict refuses), its\n"
+       "permissions, its init; init runs in a child\n"
+       "process.  Given manifests (*.json or folders),\n"
+       "every enabled plugin in them, each with its\n"
+       "entry's config.  Exit 1 when it finds a problem",
+       "  --config JSON|@FILE           the config init gets, inline or from FILE\n"
+       "                                (default {}); with manifests, each entry's\n"
+       "                                \"config\" is used instead\n"
+       "  --json                        one JSON object (an array of them for\n"
+       "                                manifests) instead of text\n"
+       "  --allow-insecure-plugin-permissions\n"
+       "                                do not report a plugin or manifest writable by\n"
+       "                                other users (the loaders' flag of that name)\n",
        false,
        {"--config"},
        toolgate::cli::run_inspect},
@@ -186,7 +199,14 @@ constexpr const char* kManifests =
     "                                locked ones are kept and reported.  Also the\n"
     "                                TOOLGATE_DISABLE environment variable (comma-separated)\n"
     "  --allow-insecure-plugin-permissions\n"
-    "                                load manifests and plugins writable by other users\n";
+    "                                load manifests and plugins writable by other users\n"
+    "  --strict                      refuse a plugin built wrong (what toolgate inspect\n"
+    "                                flags: symbols exported besides the entry,\n"
+    "                                STB_GNU_UNIQUE symbols, undefined symbols only the\n"
+    "                                host defines; a reload of such a build fails);\n"
+    "                                without it, such a plugin loads with one warning\n"
+    "                                per problem on stderr.  The default for mcp.\n"
+    "  --no-strict                   load such plugins with a warning (mcp's way out)\n";
 
 constexpr const char* kExitStatus =
     "exit status: 0 ok, 1 failure (invalid manifest, call ended as an error), 2 usage\n";

@@ -44,6 +44,9 @@ int run_mcp(const Args& args) {
     throw UsageError(
         "mcp needs the server's command after --, e.g. toolgate mcp M -- npx -y SERVER");
   CommonOptions o;
+  // A production entry point fails closed: a plugin built wrong is refused
+  // unless the operator says --no-strict.
+  o.load.strict_plugin_builds = true;
   auto rest = parse_common(before, o, {"--events", "--max-message-bytes"});
   // SIGTERM / SIGINT (how MCP clients close a stdio server) shut the
   // gateway down in order: calls cancelled, the server stopped (its stdin

@@ -36,6 +36,10 @@ Args parse_common(const Args& args, CommonOptions& out, const std::vector<std::s
       out.load.disable.push_back(value());
     } else if (a == "--allow-insecure-plugin-permissions") {
       out.load.allow_insecure_plugin_permissions = true;
+    } else if (a == "--strict") {
+      out.load.strict_plugin_builds = true;
+    } else if (a == "--no-strict") {
+      out.load.strict_plugin_builds = false;
     } else if (is(value_flags, a)) {
       rest.push_back(a);
       rest.push_back(value());

@@ -30,7 +30,9 @@ struct CommonOptions {
 };
 
 // Parses the shared options out of `args`; returns the rest.  Flags with a
-// value: --manifest M (same as a positional M), --disable GLOB.  Also reads
+// value: --manifest M (same as a positional M), --disable GLOB.  Flags:
+// --allow-insecure-plugin-permissions, --strict / --no-strict (refuse
+// plugins with a bad build; `out` holds the command's default).  Also reads
 // TOOLGATE_DISABLE (comma-separated globs).
 Args parse_common(const Args& args, CommonOptions& out,
                   const std::vector<std::string>& value_flags = {},

@@ -172,10 +172,4 @@ ElfImage read_elf(const std::filesystem::path& file) {
   return img;
 }
 
-std::string elf_incomplete(const std::filesystem::path& file, bool* in_progress) {
-  auto img = read_elf(file);
-  if (in_progress) *in_progress = img.incomplete;
-  return img.problem;
-}
-
 }  // namespace toolgate::detail

@@ -1,8 +1,9 @@
 // elf_file.hpp -- read a plugin's ELF image without loading it.
 //
 // The loader uses the completeness check before dlopen (a half-written
-// file maps fine but faults when touched); `toolgate inspect` uses the
-// symbol tables to find what would keep a plugin from unloading.
+// file maps fine but faults when touched); the build check
+// (plugin_build_check.hpp, shared by the loader and `toolgate inspect`)
+// uses the symbol tables to find what would keep a plugin from unloading.
 #pragma once
 
 #include <cstdint>
@@ -42,10 +43,5 @@ struct ElfImage {
 // Reads and checks the whole file.  Tables are only read when the file is
 // complete.
 ElfImage read_elf(const std::filesystem::path& file);
-
-// Why the file cannot be loaded safely yet, or "" (read_elf(file).problem);
-// *in_progress (when given) says whether it looks like a build still being
-// written (ElfImage::incomplete).
-std::string elf_incomplete(const std::filesystem::path& file, bool* in_progress = nullptr);
 
 }  // namespace toolgate::detail

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace toolgate::detail {
@@ -20,5 +21,17 @@ namespace toolgate::detail {
 // belongs to root or to us (as /tmp/dir owned by us); anything owned by
 // another non-root user is unsafe; a dangling symlink is refused.
 std::string insecure_permissions(const std::filesystem::path& file);
+
+// The same check, saying which entry is at fault, so the fix can name it.
+struct PermissionProblem {
+  std::string why;              // as insecure_permissions
+  std::filesystem::path where;  // the file or folder to change
+  enum class Kind { writable, foreign_owner, unresolvable } kind = Kind::writable;
+};
+std::optional<PermissionProblem> permission_problem(const std::filesystem::path& file);
+
+// How to fix it: the chmod or chown of `where`, or the operator's flag.
+// The loaders and `toolgate inspect` print the same.
+std::string permission_fix(const PermissionProblem& p);
 
 }  // namespace toolgate::detail

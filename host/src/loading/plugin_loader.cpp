@@ -112,6 +112,23 @@ void check_descriptor(const tg_plugin_descriptor* d, const ManifestPlugin& mp, c
          "rebuild against this SDK");
 }
 
+// Strict mode: a bad build is refused with every problem and its fix.
+void refuse_bad_build(const std::vector<BuildProblem>& problems, const Fail& fail) {
+  if (problems.empty()) return;
+  std::string what = "refused in strict mode: its build is wrong: ";
+  std::string fix;
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    what += (i ? "; " : "") + problems[i].code + ": " + problems[i].message;
+    if (fix.find(problems[i].fix) == std::string::npos)
+      fix += (fix.empty() ? "" : "; ") + problems[i].fix;
+  }
+  fail(what,
+       fix +
+           " (strict mode is on for toolgate mcp and with --strict; embedders: "
+           "LoadOptions::strict_plugin_builds)",
+       "/path");
+}
+
 }  // namespace
 
 std::string sha256_file(const fs::path& file) {
@@ -150,10 +167,8 @@ void check_plugin_source(const ManifestPlugin& mp, const LoaderOptions& options,
                                                : "the plugin path is not a regular file",
          "build the plugin, or fix \"path\" (it is relative to the manifest)", "/path");
   if (!options.allow_insecure_permissions)
-    if (auto why = insecure_permissions(mp.path); !why.empty())
-      fail("refused: " + why + ", so another user could replace the plugin",
-           "chmod go-w (and fix the owner) on the file and every folder above it, or pass "
-           "--allow-insecure-plugin-permissions",
+    if (auto p = permission_problem(mp.path))
+      fail("refused: " + p->why + ", so another user could replace the plugin", permission_fix(*p),
            "/path");
   // Before any byte is read: a huge (or sparse) file is refused at once,
   // not hashed for minutes.
@@ -174,17 +189,18 @@ ShadowDir& private_copies() {
 }  // namespace
 
 std::string check_plugin_file(const ManifestPlugin& mp, const fs::path& manifest_file,
-                              const LoaderOptions& options, const fs::path& load_from) {
+                              const LoaderOptions& options, const fs::path& load_from,
+                              ElfImage* image) {
   const fs::path& file = load_from.empty() ? mp.path : load_from;
   Fail fail{manifest_file, mp};
   check_plugin_source(mp, options, fail);
   // Completeness first: a build still being written is "not ready yet",
   // not a SHA-256 mismatch.
-  bool in_progress = false;
-  if (auto why = elf_incomplete(file, &in_progress); !why.empty()) {
-    std::string what = "cannot be loaded: the file " + why;
+  ElfImage img = read_elf(file);
+  if (!img.problem.empty()) {
+    std::string what = "cannot be loaded: the file " + img.problem;
     std::string fix = "wait for the build to finish, or rebuild the plugin";
-    if (in_progress)
+    if (img.incomplete)
       throw PluginNotReady(manifest_file.string(), mp.json_path + "/path",
                            "plugin \"" + mp.id + "\" (" + mp.path.string() + "): " + what, fix);
     fail(std::move(what), std::move(fix), "/path");
@@ -195,6 +211,16 @@ std::string check_plugin_file(const ManifestPlugin& mp, const fs::path& manifest
       fail("SHA-256 mismatch: the manifest pins " + *mp.sha256 + " but the file is " + actual,
            "if the new build is intended, update \"sha256\" to " + actual, "/sha256");
   }
+  // What the symbol tables show is refused before any of the plugin's
+  // code runs (the probe's included); host-bound symbols need the image
+  // loaded (load_plugin).
+  if (options.strict_builds) {
+    std::vector<BuildProblem> bad;
+    for (auto& p : image_problems(img))
+      if (p.bad_build) bad.push_back(std::move(p));
+    refuse_bad_build(bad, fail);
+  }
+  if (image) *image = std::move(img);
   return actual;
 }
 
@@ -213,7 +239,8 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
            "check that $TMPDIR (or /tmp) is writable", "/path");
     }
   }
-  std::string actual = check_plugin_file(mp, manifest_file, options, file);
+  ElfImage image;
+  std::string actual = check_plugin_file(mp, manifest_file, options, file, &image);
 
   auto loaded = std::make_shared<LoadedPlugin>();
   inst->path = file.string();
@@ -236,6 +263,9 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
     fail("does not export the entry symbol " TOOLGATE_ENTRY_SYMBOL,
          "define it with TOOLGATE_PLUGIN_ENTRY (C) or TOOLGATE_PLUGIN (C++) and build with "
          "toolgate_add_plugin");
+  // Before the entry or init runs: strict refuses a bad build here.
+  auto build_problems = bad_build_problems(image, inst->library.native());
+  if (options.strict_builds) refuse_bad_build(build_problems, fail);
   auto entry = inst->library.get<const tg_plugin_descriptor*()>(TOOLGATE_ENTRY_SYMBOL);
   const tg_plugin_descriptor* d = entry();
   check_descriptor(d, mp, fail);
@@ -276,6 +306,7 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
 
   loaded->instance = inst;
   loaded->id = mp.id;
+  loaded->path = mp.path;
   loaded->sha256 = actual;
   loaded->config = mp.config;
   if (d->struct_size >= offsetof(tg_plugin_descriptor, import_state) + sizeof(tg_import_state_fn)) {
@@ -283,10 +314,17 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
     loaded->import_state = d->import_state;
   }
   loaded->version = inst->version;
+  loaded->build_problems = std::move(build_problems);
   for (auto& h : ctx.hooks)
     loaded->hooks.push_back({h.name, h.tools, h.priority, adapt_hook(inst, h.fn, h.user_data)});
   for (auto& t : ctx.tools) loaded->tools.push_back(adapt_tool(inst, t));
   return loaded;
+}
+
+std::string build_warning(const LoadedPlugin& plugin, const BuildProblem& problem) {
+  return "plugin \"" + plugin.id + "\" (" + plugin.path.string() +
+         ") is built wrong, loaded anyway (" + problem.code + "): " + problem.message +
+         "; fix: " + problem.fix + " (--strict refuses such a build)";
 }
 
 }  // namespace toolgate::detail

@@ -6,6 +6,7 @@
 #include "../abi/plugin_instance.hpp"
 #include "../generation.hpp"
 #include "manifest.hpp"
+#include "plugin_build_check.hpp"
 
 #include <toolgate/host.hpp>
 
@@ -29,12 +30,16 @@ struct LoadedPlugin {
   std::shared_ptr<PluginInstance> instance;
   std::string id;
   std::string version;
+  std::filesystem::path path;  // the file the manifest names (the copy loaded is elsewhere)
   std::string sha256;          // of the file actually loaded
   boost::json::object config;  // as given to init
   tg_export_state_fn export_state = nullptr;
   tg_import_state_fn import_state = nullptr;
   std::vector<HookRegistration> hooks;  // in registration order
   std::vector<ToolDefinition> tools;
+  // How its build falls short of docs/design.md §7.7 (loaded anyway: not
+  // strict).  The callers that publish it warn, once per fresh load.
+  std::vector<BuildProblem> build_problems;
 };
 
 // The LoadError for a plugin file that looks like a build still being
@@ -51,17 +56,26 @@ inline constexpr std::uintmax_t kMaxPluginBytes = 1ull << 30;
 
 struct LoaderOptions {
   bool allow_insecure_permissions = false;
+  // Refuse a plugin with a bad build (plugin_build_check.hpp) instead of
+  // recording it in LoadedPlugin::build_problems.
+  bool strict_builds = false;
 };
 
 // Everything checked before a plugin's code may run: the file exists,
 // nobody else can replace it (unless allowed), its digest matches the pin,
-// the image is complete.  Returns the digest of `load_from` (or plugin.path
-// when empty); throws LoadError like load_plugin.  Hot reload calls it
-// before the probe child runs the candidate's init.
+// the image is complete, and -- strict -- its symbol tables show no bad
+// build.  Returns the digest of `load_from` (or plugin.path when empty) and
+// the image read in `*image`; throws LoadError like load_plugin.  Hot
+// reload calls it before the probe child runs the candidate's init.
 std::string check_plugin_file(const ManifestPlugin& plugin,
                               const std::filesystem::path& manifest_file,
                               const LoaderOptions& options,
-                              const std::filesystem::path& load_from = {});
+                              const std::filesystem::path& load_from = {},
+                              ElfImage* image = nullptr);
+
+// One line for a build problem of a plugin loaded anyway: the plugin's id
+// and path, the problem, the fix -- what the log and the reports carry.
+std::string build_warning(const LoadedPlugin& plugin, const BuildProblem& problem);
 
 // Throws LoadError (file = the manifest, json_path = the plugin entry) for a
 // missing file, unsafe permissions, a digest mismatch, a missing entry

@@ -79,9 +79,17 @@ void hand_off(const LoadedPlugin& old, const LoadedPlugin& fresh, const fs::path
 ReloadController::ReloadController(Host::Impl& impl, ReloadOptions options)
     : impl_(impl), options_(std::move(options)), shadow_(options_.shadow_parent) {
   impl_.retired.set_reporter([this](const std::string& type, json::object data) {
+    // Logged before the data moves into the event (it used to be logged
+    // after, as "plugin/pinned: {}").
+    if (type == "plugin/pinned")
+      spdlog::warn("{}", std::string(data.at("message").as_string()));
+    else if (type == "plugin/drain-timeout")
+      spdlog::warn(
+          "generation {} still has {} call(s) in flight after {} ms; its plugins are "
+          "unloaded when they end ({})",
+          json::serialize(data.at("generation")), json::serialize(data.at("in_flight")),
+          json::serialize(data.at("waited_ms")), type);
     impl_.emit_host_event(type, std::move(data), impl_.active.load()->number);
-    if (type == "plugin/pinned" || type == "plugin/drain-timeout")
-      spdlog::warn("{}: {}", type, json::serialize(data));
   });
   // Created before any thread can look at it, and kept until its thread has
   // ended: the watcher thread itself calls reload(), which uses watcher_.
@@ -193,6 +201,7 @@ ReloadReport ReloadController::attempt(bool force,
 detail::LoadedStack ReloadController::load_candidate(bool force) {
   detail::StackLoadOptions lo;
   lo.loader.allow_insecure_permissions = options_.load.allow_insecure_plugin_permissions;
+  lo.loader.strict_builds = options_.load.strict_plugin_builds;
   std::map<std::string, std::shared_ptr<const LoadedPlugin>> serving;
   for (const auto& layer : impl_.layers)
     for (const auto& [i, p] : layer.plugins) {
@@ -239,6 +248,7 @@ void ReloadController::publish(detail::LoadedStack candidate, ReloadReport& repo
     impl_.retired.track(p, copy.string());
     report.reloaded.push_back(p->id);
   }
+  report.build_warnings = impl_.announce_build_warnings(candidate, gen->number);
   report.ok = true;
 }
 

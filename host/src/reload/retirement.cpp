@@ -2,6 +2,7 @@
 
 #include "../loading/plugin_loader.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -19,10 +20,49 @@ void Retirement::retire(std::shared_ptr<const Generation> g) {
 }
 
 void Retirement::track(const std::shared_ptr<const LoadedPlugin>& p, std::string loaded_path) {
+  std::vector<std::string> codes;
+  for (const auto& b : p->build_problems) codes.push_back(b.code);
   std::lock_guard lock(mutex_);
-  tracked_.push_back(
-      {p, p->id, std::move(loaded_path), (p->instance->flags & TG_PLUGIN_NEVER_UNLOAD) != 0});
+  tracked_.push_back({p, p->id, std::move(loaded_path), p->path.string(),
+                      (p->instance->flags & TG_PLUGIN_NEVER_UNLOAD) != 0, std::move(codes)});
 }
+
+namespace {
+
+// Why a released image stayed, and the fix, from what is known about it:
+// its flag, then its build (checked when it loaded), else the runtime
+// causes the image cannot show.
+std::pair<std::string, std::string> pinned_cause(bool never_unload,
+                                                 const std::vector<std::string>& problems,
+                                                 const std::string& source) {
+  auto has = [&](const char* code) {
+    return std::find(problems.begin(), problems.end(), code) != problems.end();
+  };
+  if (never_unload)
+    return {"the plugin declared TG_PLUGIN_NEVER_UNLOAD",
+            "drop TG_PLUGIN_NEVER_UNLOAD from its descriptor's flags if it can be unloaded; if "
+            "it cannot, restart toolgate from time to time while developing it"};
+  if (has("gnu_unique"))
+    return {
+        "the image is still mapped after dlclose: it has STB_GNU_UNIQUE symbols, which "
+        "glibc never unloads",
+        std::string("compile C++ with -fno-gnu-unique; ") + kBuildFix + " (toolgate inspect " +
+            source + " lists them)"};
+  if (has("extra_exports"))
+    return {
+        "the image is still mapped after dlclose: it exports symbols besides the entry, "
+        "and another object bound to them",
+        std::string(kBuildFix) + " (toolgate inspect " + source + " lists them)"};
+  return {
+      "the image is still mapped after dlclose: something pins it (a thread_local with a "
+      "destructor on a live thread, STB_GNU_UNIQUE symbols, or another object bound to "
+      "its symbols)",
+      "avoid thread_locals with destructors on the host's threads, and check the build "
+      "with toolgate inspect " +
+          source};
+}
+
+}  // namespace
 
 std::size_t Retirement::reap(std::chrono::milliseconds drain_deadline) {
   std::vector<std::shared_ptr<const Generation>> drained;
@@ -87,15 +127,20 @@ void Retirement::verify_unloads() {
     if (!report) continue;
     if (!still)
       report("plugin/unloaded", {{"plugin", t.id}, {"path", t.path}});
-    else
-      report("plugin/pinned",
-             {{"plugin", t.id},
-              {"path", t.path},
-              {"why", t.never_unload
-                          ? "the plugin declared TG_PLUGIN_NEVER_UNLOAD"
-                          : "the image is still mapped after dlclose: something pins it (a "
-                            "thread_local with a destructor on a live thread, STB_GNU_UNIQUE "
-                            "symbols, or another object bound to its symbols)"}});
+    else {
+      auto [why, fix] = pinned_cause(t.never_unload, t.build_problems, t.source);
+      std::string message = "plugin \"" + t.id + "\" (" + t.source +
+                            ") stays loaded after it was replaced: " + why +
+                            "; the old image's code and memory stay in the process until it "
+                            "exits, one more copy per reload; fix: " +
+                            fix;
+      report("plugin/pinned", {{"plugin", t.id},
+                               {"path", t.path},
+                               {"source", t.source},
+                               {"why", why},
+                               {"fix", fix},
+                               {"message", message}});
+    }
   }
 }
 

@@ -27,6 +27,8 @@ class Retirement {
  public:
   using Clock = std::chrono::steady_clock;
   // Receives "plugin/unloaded", "plugin/pinned" and "plugin/drain-timeout".
+  // A "plugin/pinned" carries "message": one line naming the plugin, why it
+  // stays, what that costs and the fix (what the log shows).
   using Reporter = std::function<void(const std::string& type, boost::json::object data)>;
 
   void set_reporter(Reporter r);
@@ -46,8 +48,10 @@ class Retirement {
   };
   struct Tracked {
     std::weak_ptr<const LoadedPlugin> plugin;
-    std::string id, path;
+    std::string id, path;  // path: the private copy that was loaded
+    std::string source;    // the file the manifest names
     bool never_unload;
+    std::vector<std::string> build_problems;  // codes (plugin_build_check.hpp)
   };
   void verify_unloads();
 
