@@ -6,8 +6,10 @@
  * Then it reads every kind of value -- nested arrays and objects, a missing
  * key, a type mismatch, the whole object, a pointer without a slash -- and
  * registers a guard that denies every call with what it saw as the reason:
- *   name=NAME paths=A,B max=N mode=M whole=K missing=S mismatch=S nopointer=S
- * (S are the tg_status values the accessors returned).
+ *   name=NAME paths=A,B max=N mode=M whole=K missing=S mismatch=S nopointer=S args=K
+ * (S are the tg_status values the accessors returned; args= is the call's
+ * argument count by arg_get("")).  A call with a "bad_struct" argument makes
+ * the guard call arg_get with struct_size 0 and fail without a message.
  *
  * Builds (see tests/CMakeLists.txt):
  *   (none)              the schema below
@@ -25,8 +27,21 @@ static const tg_host_api *host;
 static char summary[1024];
 
 static tg_status deny_all(void *ud, const tg_call *call, int32_t *verdict) {
+  char reason[1100];
+  tg_json_value v;
   (void)ud;
-  host->set_reason(call, (tg_str){summary, strlen(summary)});
+  memset(&v, 0, sizeof v);
+  v.struct_size = sizeof v;
+  /* arg_get shares config_get's lookup: "" is the whole arguments object,
+   * and a too-small struct_size is refused with a reason the host reports
+   * when the callback then fails without a message of its own. */
+  if (host->arg_get(call, "/bad_struct", &v) == TG_OK) {
+    v.struct_size = 0;
+    return host->arg_get(call, "/bad_struct", &v) == TG_OK ? TG_OK : TG_ERROR;
+  }
+  host->arg_get(call, "", &v);
+  snprintf(reason, sizeof reason, "%s args=%zu", summary, v.size);
+  host->set_reason(call, (tg_str){reason, strlen(reason)});
   *verdict = TG_GUARD_DENY;
   return TG_OK;
 }

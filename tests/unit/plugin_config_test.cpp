@@ -51,8 +51,26 @@ TEST_F(ConfigLoading, InitReadsNestedValuesThroughTheAccessors) {
   ASSERT_TRUE(r.error);
   // whole: the five keys; missing: TG_NOT_FOUND (3); mismatch:
   // TG_TYPE_MISMATCH (4); a pointer without '/': TG_INVALID_ARGUMENT (2).
-  EXPECT_EQ(r.error->message,
-            "name=fs paths=/a,/b/c max=5 mode=strict whole=5 missing=3 mismatch=4 nopointer=2");
+  EXPECT_EQ(
+      r.error->message,
+      "name=fs paths=/a,/b/c max=5 mode=strict whole=5 missing=3 mismatch=4 nopointer=2 args=0");
+  EXPECT_EQ(*f.body_runs, 0);
+}
+
+TEST_F(ConfigLoading, ArgGetSharesTheLookupAndExplainsATooSmallStruct) {
+  load("ok", {{"name", "x"}, {"paths", json::array{"/a"}}});
+  // "" is the whole arguments object, as for config_get.
+  auto r = f.call("echo", {{"a", 1}, {"b", 2}, {"c", 3}});
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->message.find(" args=3"), std::string::npos) << r.error->message;
+  // A guard failing after arg_get refused a zero struct_size: the host
+  // says why, and the call fails closed.
+  r = f.call("echo", {{"bad_struct", 1}});
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->message.find("arg_get: tg_json_value.struct_size is 0, smaller than a "
+                                  "tg_json_value"),
+            std::string::npos)
+      << r.error->message;
   EXPECT_EQ(*f.body_runs, 0);
 }
 
@@ -60,8 +78,9 @@ TEST_F(ConfigLoading, OptionalKeysAreNotFound) {
   load("ok", {{"name", "x"}, {"paths", json::array{"/only"}}});
   auto r = f.call("echo");
   ASSERT_TRUE(r.error);
-  EXPECT_EQ(r.error->message,
-            "name=x paths=/only max=none mode=none whole=2 missing=3 mismatch=4 nopointer=2");
+  EXPECT_EQ(
+      r.error->message,
+      "name=x paths=/only max=none mode=none whole=2 missing=3 mismatch=4 nopointer=2 args=0");
 }
 
 TEST_F(ConfigLoading, ASchemaViolationFailsTheLoadBeforeInitRuns) {
