@@ -74,6 +74,15 @@ TEST_F(ConfigLoading, ArgGetSharesTheLookupAndExplainsATooSmallStruct) {
   EXPECT_EQ(*f.body_runs, 0);
 }
 
+TEST_F(ConfigLoading, AnIntegralDoubleIsAnIntegerForTheSchemaAndForConfigGet) {
+  // The schema's "integer" accepts 5.0, so config_get must report it as
+  // TG_JSON_INT for a plugin that trusts the schema and reads `integer`.
+  load("ok", {{"name", "x"}, {"paths", json::array{"/a"}}, {"limits", {{"max", 5.0}}}});
+  auto r = f.call("echo");
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->message.find(" max=5 "), std::string::npos) << r.error->message;
+}
+
 TEST_F(ConfigLoading, OptionalKeysAreNotFound) {
   load("ok", {{"name", "x"}, {"paths", json::array{"/only"}}});
   auto r = f.call("echo");

@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
 
+#include <cmath>
 #include <cstring>
 
 namespace toolgate::detail {
@@ -273,10 +274,20 @@ tg_status get_value(const json::object* root, const char* pointer, tg_json_value
       }
       out->number = static_cast<double>(v->get_uint64());
       break;
-    case json::kind::double_:
-      out->type = TG_JSON_DOUBLE;
-      out->number = v->get_double();
+    case json::kind::double_: {
+      // An integral double that fits (5.0) is TG_JSON_INT, as the header
+      // defines it: a config schema's "integer" accepts 5.0, and a C plugin
+      // trusting the schema reads `integer`.
+      const double d = v->get_double();
+      out->number = d;
+      if (std::trunc(d) == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
+        out->type = TG_JSON_INT;
+        out->integer = static_cast<std::int64_t>(d);
+      } else {
+        out->type = TG_JSON_DOUBLE;
+      }
       break;
+    }
     case json::kind::string:
       out->type = TG_JSON_STRING;
       out->string = ts(v->get_string());

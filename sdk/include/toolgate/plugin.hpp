@@ -20,7 +20,8 @@
 //     fail-closed status with its message (a guard that throws denies).
 //   - Config errors: throw ConfigError("/json/pointer", "message").
 //   - A config schema the host checks before your constructor runs: give
-//     the class `static constexpr const char* config_schema = R"({...})";`
+//     the class a public `static constexpr const char* config_schema =
+//     R"({...})";`
 //     (JSON Schema text, the subset toolgate.h section 4 lists).
 //   - Hot-reload state handoff: give the class export_state() and
 //     import_state(json) (see detail::has_state).
@@ -439,11 +440,12 @@ constexpr tg_import_state_fn import_fn() {
     return nullptr;
 }
 
-// The config schema (ABI 1.2): a plugin class with
+// The config schema (ABI 1.2): a plugin class with a public
 //   static constexpr const char* config_schema = R"({"type": "object", ...})";
 // has it put in its descriptor, and the host checks the manifest's config
 // against it before the constructor runs; without the member the
-// descriptor's config_schema is NULL.
+// descriptor's config_schema is NULL.  (Public: a private member cannot be
+// seen from here, and the plugin would silently go without its schema.)
 template <class P, class = void>
 struct has_config_schema : std::false_type {};
 template <class P>

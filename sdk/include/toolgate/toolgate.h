@@ -401,7 +401,7 @@ typedef struct tg_hook_options {
  * longer pointer ("/paths/0", "/paths/1", ... up to size - 1). */
 #define TG_JSON_NULL 0
 #define TG_JSON_BOOL 1
-#define TG_JSON_INT 2    /* fits int64_t                                  */
+#define TG_JSON_INT 2    /* integral and fits int64_t (5.0 too)          */
 #define TG_JSON_DOUBLE 3 /* any other number                              */
 #define TG_JSON_STRING 4
 #define TG_JSON_ARRAY 5
