@@ -125,6 +125,18 @@ FsyncPolicy parse_fsync(const ConfigObject& c) {
 
 class Audit {
  public:
+  // The config's shapes, checked by the host before the constructor runs
+  // (plugins/README.md documents each key); the constructor checks the rest.
+  static constexpr const char* config_schema =
+      R"json({"type": "object", "additionalProperties": false, "required": ["path"],
+        "properties": {
+          "path": {"type": "string"},
+          "fsync": {"anyOf": [{"enum": ["always", "never"]},
+                              {"type": "integer", "minimum": 1, "maximum": 1000000}]},
+          "max_bytes": {"type": "integer", "minimum": 0, "maximum": 1125899906842624},
+          "hmac_key_file": {"type": "string"},
+          "anchor_file": {"type": "string"}}})json";
+
   explicit Audit(sdk::Init& init) {
     ConfigObject c(init.config(), "");
     c.only({"path", "fsync", "max_bytes", "hmac_key_file", "anchor_file"});

@@ -18,6 +18,12 @@
 #include <string_view>
 #include <vector>
 
+// JSON Schema fragments for the plugins' config_schema (checked by the
+// host before init, ABI 1.2): the shapes the readers below accept, so the
+// schema and the reader cannot drift apart in what they call a glob list.
+// A string or an array of strings (ConfigObject::strings).
+#define TGP_SCHEMA_STRINGS R"json({"type": ["string", "array"], "items": {"type": "string"}})json"
+
 namespace tgp {
 
 namespace json = boost::json;

@@ -30,6 +30,18 @@
 #include <string_view>
 #include <vector>
 
+// The config keys SecretScanner::options_from reads, as JSON Schema
+// properties (guard-secrets and redact add their own keys around them).
+// (Each raw literal stays on one line: a line splice inside one would be
+// undone, ending the macro early.)
+#define TGP_SCHEMA_SECRET_OPTIONS                                                             \
+  R"json("detectors": )json" TGP_SCHEMA_STRINGS                                               \
+  R"json(, "entropy": {"type": "object", "additionalProperties": false, "properties": {)json" \
+  R"json("min_length": {"type": "integer", "minimum": 8, "maximum": 4096}, )json"             \
+  R"json("max_length": {"type": "integer", "minimum": 8, "maximum": 1048576}, )json"          \
+  R"json("threshold": {"type": "number", "minimum": 1, "maximum": 8}}}, )json"                \
+  R"json("decode": {"type": "boolean"})json"
+
 namespace tgp {
 
 struct SecretHit {

@@ -19,6 +19,23 @@ namespace {
 
 class GuardCommands {
  public:
+  // The config's shapes, checked by the host before the constructor runs
+  // (plugins/README.md documents each key); the constructor checks the rest.
+  static constexpr const char* config_schema =
+      R"json({"type": "object", "additionalProperties": false, "properties": {
+        "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+        "pointers": )json" TGP_SCHEMA_STRINGS R"json(,
+        "rules": {"type": "object", "additionalProperties": false, "properties": {
+          "rm_rf_root": {"type": "boolean"},
+          "pipe_to_shell": {"type": "boolean"},
+          "privilege": {"type": "boolean"},
+          "block_devices": {"type": "boolean"},
+          "fork_bomb": {"type": "boolean"},
+          "dynamic_programs": {"type": "boolean"}}},
+        "deny_programs": )json" TGP_SCHEMA_STRINGS R"json(,
+        "allow_programs": )json" TGP_SCHEMA_STRINGS R"json(,
+        "max_length": {"type": "integer", "minimum": 1, "maximum": 16777216}}})json";
+
   explicit GuardCommands(sdk::Init& init) {
     ConfigObject c(init.config(), "");
     c.only({"tools", "pointers", "rules", "deny_programs", "allow_programs", "max_length"});

@@ -64,6 +64,25 @@ std::string describe_roots(const std::vector<std::string>& roots) {
 
 class GuardPaths {
  public:
+  // The config's shapes, checked by the host before the constructor runs
+  // (plugins/README.md documents each key); the constructor checks the rest.
+  static constexpr const char* config_schema =
+      R"json({"type": "object", "additionalProperties": false, "required": ["read_roots"],
+        "properties": {
+          "read_roots": )json" TGP_SCHEMA_STRINGS R"json(,
+          "write_roots": )json" TGP_SCHEMA_STRINGS R"json(,
+          "deny": )json" TGP_SCHEMA_STRINGS R"json(,
+          "builtin_deny": {"type": "boolean"},
+          "arguments": {"type": "array", "items": {
+            "type": "object", "additionalProperties": false, "required": ["pointers"],
+            "properties": {
+              "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+              "pointers": )json" TGP_SCHEMA_STRINGS R"json(}}},
+          "write_tools": )json" TGP_SCHEMA_STRINGS R"json(,
+          "unannotated": {"enum": ["write", "read"]},
+          "base": {"type": "string"},
+          "home": {"type": "string"}}})json";
+
   explicit GuardPaths(sdk::Init& init) {
     ConfigObject c(init.config(), "");
     c.only({"read_roots", "write_roots", "deny", "builtin_deny", "arguments", "write_tools",

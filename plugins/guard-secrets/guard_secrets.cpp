@@ -18,6 +18,14 @@ namespace {
 
 class GuardSecrets {
  public:
+  // The config's shapes, checked by the host before the constructor runs
+  // (plugins/README.md documents each key); the constructor checks the rest.
+  static constexpr const char* config_schema =
+      R"json({"type": "object", "additionalProperties": false, "properties": {
+        "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+        "open_world": {"type": "boolean"},
+        )json" TGP_SCHEMA_SECRET_OPTIONS R"json(}})json";
+
   explicit GuardSecrets(sdk::Init& init) : scanner_(options(init)) {
     ConfigObject c(init.config(), "");
     open_world_ = c.boolean("open_world", true);

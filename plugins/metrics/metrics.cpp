@@ -53,6 +53,17 @@ std::uint64_t elapsed_ns(std::chrono::steady_clock::time_point since) {
 
 class Metrics {
  public:
+  // The config's shapes, checked by the host before the constructor runs
+  // (plugins/README.md documents each key); the constructor checks the rest.
+  static constexpr const char* config_schema =
+      R"json({"type": "object", "additionalProperties": false, "required": ["path"],
+        "properties": {
+          "path": {"type": "string"},
+          "interval_ms": {"type": "integer", "minimum": 100, "maximum": 86400000},
+          "buckets": {"type": "array", "minItems": 1, "maxItems": 64,
+                      "items": {"type": "number", "exclusiveMinimum": 0, "maximum": 1000000}},
+          "max_tools": {"type": "integer", "minimum": 1, "maximum": 100000}}})json";
+
   explicit Metrics(sdk::Init& init)
       : api_(init.api()),
         buckets_(read_buckets(init.config())),

@@ -89,6 +89,32 @@ Rule parse_rule(const json::value& v, const std::string& path) {
 
 class Policy {
  public:
+  // The config's shapes, checked by the host before the constructor runs
+  // (plugins/README.md documents each key); the constructor checks the rest.
+  static constexpr const char* config_schema =
+      R"json({"type": "object", "additionalProperties": false, "properties": {
+        "rules": {"type": "array", "items": {
+          "type": "object", "additionalProperties": false, "properties": {
+            "name": {"type": "string"},
+            "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+            "when": {"type": "array", "items": {
+              "type": "object", "additionalProperties": false, "required": ["pointer"],
+              "properties": {
+                "pointer": {"type": "string"},
+                "equals": true,
+                "one_of": {"type": "array"},
+                "glob": {"type": "string"},
+                "regex": {"type": "string"},
+                "prefix": {"type": "string"},
+                "exists": {"type": "boolean"},
+                "not": {"type": "boolean"}}}},
+            "verdict": {"enum": ["keep", "allow", "ask", "deny"]},
+            "reason": {"type": "string"},
+            "set": {"type": "object"},
+            "remove": )json" TGP_SCHEMA_STRINGS R"json(}}},
+        "default": {"enum": ["keep", "allow", "ask", "deny"]},
+        "default_reason": {"type": "string"}}})json";
+
   explicit Policy(sdk::Init& init) {
     ConfigObject c(init.config(), "");
     c.only({"rules", "default", "default_reason"});

@@ -26,6 +26,22 @@ namespace {
 
 class RateLimit {
  public:
+  // The config's shapes, checked by the host before the constructor runs
+  // (plugins/README.md documents each key); the constructor checks the rest.
+  static constexpr const char* config_schema =
+      R"json({"type": "object", "additionalProperties": false, "required": ["limits"],
+        "properties": {
+          "limits": {"type": "array", "items": {
+            "type": "object", "additionalProperties": false, "required": ["count", "seconds"],
+            "properties": {
+              "name": {"type": "string"},
+              "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+              "per": {"enum": ["session", "global"]},
+              "count": {"type": "number", "minimum": 1e-9, "maximum": 1e9},
+              "seconds": {"type": "number", "minimum": 1e-6, "maximum": 1e9},
+              "burst": {"type": "number", "minimum": 1, "maximum": 1e9}}}},
+          "max_sessions": {"type": "integer", "minimum": 1, "maximum": 10000000}}})json";
+
   explicit RateLimit(sdk::Init& init) {
     ConfigObject c(init.config(), "");
     c.only({"limits", "max_sessions"});

@@ -33,6 +33,15 @@ namespace {
 
 class Redact {
  public:
+  // The config's shapes, checked by the host before the constructor runs
+  // (plugins/README.md documents each key); the constructor checks the rest.
+  static constexpr const char* config_schema =
+      R"json({"type": "object", "additionalProperties": false, "properties": {
+        "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+        "mask": {"type": "string"},
+        "note": {"type": "boolean"},
+        )json" TGP_SCHEMA_SECRET_OPTIONS R"json(}})json";
+
   explicit Redact(sdk::Init& init) : scanner_(options(init)) {
     ConfigObject c(init.config(), "");
     tools_ = NameGlobs(c.strings("tools", std::vector<std::string>{}));

@@ -24,6 +24,18 @@ namespace {
 
 class Retry {
  public:
+  // The config's shapes, checked by the host before the constructor runs
+  // (plugins/README.md documents each key); the constructor checks the rest.
+  static constexpr const char* config_schema =
+      R"json({"type": "object", "additionalProperties": false, "properties": {
+        "max_attempts": {"type": "integer", "minimum": 1, "maximum": 100},
+        "initial_backoff_ms": {"type": "integer", "minimum": 0, "maximum": 3600000},
+        "max_backoff_ms": {"type": "integer", "minimum": 0, "maximum": 3600000},
+        "multiplier": {"type": "number", "minimum": 1, "maximum": 100},
+        "jitter": {"type": "number", "minimum": 0, "maximum": 1},
+        "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+        "retry_on": )json" TGP_SCHEMA_STRINGS R"json(}})json";
+
   explicit Retry(sdk::Init& init) {
     ConfigObject c(init.config(), "");
     c.only({"max_attempts", "initial_backoff_ms", "max_backoff_ms", "multiplier", "jitter", "tools",

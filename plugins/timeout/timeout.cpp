@@ -22,6 +22,17 @@ struct Rule {
 
 class Timeout {
  public:
+  // The config's shapes, checked by the host before the constructor runs
+  // (plugins/README.md documents each key); the constructor checks the rest.
+  static constexpr const char* config_schema =
+      R"json({"type": "object", "additionalProperties": false, "properties": {
+        "default_ms": {"type": "integer", "minimum": 0, "maximum": 604800000},
+        "tools": {"type": "array", "items": {
+          "type": "object", "additionalProperties": false, "required": ["tools", "ms"],
+          "properties": {
+            "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+            "ms": {"type": "integer", "minimum": 0, "maximum": 604800000}}}}}})json";
+
   explicit Timeout(sdk::Init& init) {
     ConfigObject c(init.config(), "");
     c.only({"default_ms", "tools"});

@@ -9,6 +9,9 @@
  *   VARIANT_UNDECLARED_CAP          register a guard without declaring it
  *   VARIANT_ABI_1_0                 a plugin built against ABI 1.0 (smaller
  *                                   descriptor): must still load
+ *   VARIANT_ABI_1_1                 built against ABI 1.1: the descriptor
+ *                                   ends before config_schema; must load
+ *                                   (with no schema) and see the 1.2 host
  *   VARIANT_BIG_DESCRIPTOR          a descriptor larger than this host knows
  *                                   (built against a newer SDK): loads
  *   VARIANT_FUTURE                  built against a future SDK whose host
@@ -28,6 +31,8 @@
 #ifndef VARIANT_MINOR
 #ifdef VARIANT_ABI_1_0
 #define VARIANT_MINOR 0
+#elif defined(VARIANT_ABI_1_1)
+#define VARIANT_MINOR 1
 #else
 #define VARIANT_MINOR TOOLGATE_ABI_MINOR
 #endif
@@ -113,6 +118,12 @@ static const struct {
 #ifdef VARIANT_ABI_1_0
             /* Built against ABI 1.0: the descriptor ends before export_state. */
             .struct_size = offsetof(tg_plugin_descriptor, export_state),
+#elif defined(VARIANT_ABI_1_1)
+            /* Built against ABI 1.1: the descriptor ends before config_schema.
+             * What lies after struct_size must never be read: a schema that
+             * is not JSON sits there, and would fail the load if it were. */
+            .struct_size = offsetof(tg_plugin_descriptor, config_schema),
+            .config_schema = "not JSON: never read",
 #elif defined(VARIANT_BIG_DESCRIPTOR) || defined(VARIANT_FUTURE)
             .struct_size = sizeof(tg_plugin_descriptor) + 32,
 #else

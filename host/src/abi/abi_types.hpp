@@ -141,4 +141,11 @@ struct tg_init_ctx {
   std::vector<PendingTool> tools;
   std::vector<std::string> errors;
   std::optional<std::pair<std::string, std::string>> config_rejection;
+  // The manifest's config, read by config_get / config_string (borrowed
+  // from the manifest entry, which outlives init).
+  const boost::json::object* config = nullptr;
+  // Why a config accessor refused its arguments (a too-small struct_size):
+  // added to the failure message if init then fails, so the plugin author
+  // learns why without a debugger.
+  std::vector<std::string> notes;
 };

@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
 
+#include <cmath>
 #include <cstring>
 
 namespace toolgate::detail {
@@ -173,25 +174,30 @@ tg_status arguments_json(const tg_call* c, tg_str* out) {
   });
 }
 
-const json::value* lookup(const tg_call* c, const char* pointer, tg_status* st) {
-  if (!c || !pointer) {
+// One value by RFC 6901 JSON Pointer inside `root`, without a copy: the
+// arguments of a call (arg_get) and the config of a plugin (config_get) are
+// both objects the host keeps parsed, read by this one lookup.  Returns
+// nullptr with *st set when nothing is there; `whole` is set for "", the
+// object itself.
+const json::value* lookup(const json::object* root, const char* pointer, tg_status* st,
+                          bool* whole) {
+  *whole = false;
+  if (!root || !pointer) {
     *st = TG_INVALID_ARGUMENT;
     return nullptr;
   }
-  boost::system::error_code ec;
-  // The arguments are an object; a pointer into it needs no parsing.
-  const json::value* v = nullptr;
-  if (!*pointer) {
-    *st = TG_TYPE_MISMATCH;  // the whole object: use arguments_json
+  json::string_view p(pointer);
+  if (p.empty()) {
+    *whole = true;
+    *st = TG_OK;
     return nullptr;
   }
-  json::string_view p(pointer);
-  if (p.empty() || p[0] != '/') {
+  if (p[0] != '/') {
     *st = TG_INVALID_ARGUMENT;
     return nullptr;
   }
   // find_pointer works on a value; look up the first token by hand and the
-  // rest on the member value, so no copy of the arguments is made.
+  // rest on the member value, so no copy of the root is made.
   auto slash = p.find('/', 1);
   json::string_view key =
       p.substr(1, slash == json::string_view::npos ? json::string_view::npos : slash - 1);
@@ -209,77 +215,122 @@ const json::value* lookup(const tg_call* c, const char* pointer, tg_status* st) 
     }
     key = unescaped;
   }
-  v = c->view.arguments.if_contains(key);
+  boost::system::error_code ec;
+  const json::value* v = root->if_contains(key);
   if (v && slash != json::string_view::npos) v = v->find_pointer(p.substr(slash), ec);
   *st = v ? TG_OK : TG_NOT_FOUND;
   return v;
 }
 
+// arg_get and config_get: one value by pointer as a tg_json_value.  A
+// problem with `out` itself is explained in *why (the caller puts it where
+// the plugin author will read it).
+tg_status get_value(const json::object* root, const char* pointer, tg_json_value* out,
+                    std::string* why) {
+  constexpr std::size_t need = offsetof(tg_json_value, size) + sizeof(size_t);
+  if (!out) {
+    *why = "the tg_json_value pointer is NULL";
+    return TG_INVALID_ARGUMENT;
+  }
+  if (out->struct_size < need) {
+    *why = "tg_json_value.struct_size is " + std::to_string(out->struct_size) +
+           ", smaller than a tg_json_value (" + std::to_string(need) +
+           " bytes): set it to sizeof(tg_json_value) before the call";
+    return TG_INVALID_ARGUMENT;
+  }
+  tg_status st;
+  bool whole = false;
+  const json::value* v = lookup(root, pointer, &st, &whole);
+  if (!v && !whole) return st;
+  out->boolean = 0;
+  out->integer = 0;
+  out->number = 0;
+  out->string = tg_str{nullptr, 0};
+  out->size = 0;
+  if (whole) {
+    out->type = TG_JSON_OBJECT;
+    out->size = root->size();
+    return TG_OK;
+  }
+  switch (v->kind()) {
+    case json::kind::null:
+      out->type = TG_JSON_NULL;
+      break;
+    case json::kind::bool_:
+      out->type = TG_JSON_BOOL;
+      out->boolean = v->get_bool();
+      break;
+    case json::kind::int64:
+      out->type = TG_JSON_INT;
+      out->integer = v->get_int64();
+      out->number = static_cast<double>(v->get_int64());
+      break;
+    case json::kind::uint64:
+      if (v->get_uint64() <= static_cast<std::uint64_t>(INT64_MAX)) {
+        out->type = TG_JSON_INT;
+        out->integer = static_cast<std::int64_t>(v->get_uint64());
+      } else {
+        out->type = TG_JSON_DOUBLE;
+      }
+      out->number = static_cast<double>(v->get_uint64());
+      break;
+    case json::kind::double_: {
+      // An integral double that fits (5.0) is TG_JSON_INT, as the header
+      // defines it: a config schema's "integer" accepts 5.0, and a C plugin
+      // trusting the schema reads `integer`.
+      const double d = v->get_double();
+      out->number = d;
+      if (std::trunc(d) == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
+        out->type = TG_JSON_INT;
+        out->integer = static_cast<std::int64_t>(d);
+      } else {
+        out->type = TG_JSON_DOUBLE;
+      }
+      break;
+    }
+    case json::kind::string:
+      out->type = TG_JSON_STRING;
+      out->string = ts(v->get_string());
+      break;
+    case json::kind::array:
+      out->type = TG_JSON_ARRAY;
+      out->size = v->get_array().size();
+      break;
+    case json::kind::object:
+      out->type = TG_JSON_OBJECT;
+      out->size = v->get_object().size();
+      break;
+  }
+  return TG_OK;
+}
+
+// arg_string and config_string.
+tg_status get_string(const json::object* root, const char* pointer, tg_str* out) {
+  if (!out) return TG_INVALID_ARGUMENT;
+  tg_status st;
+  bool whole = false;
+  const json::value* v = lookup(root, pointer, &st, &whole);
+  if (whole) return TG_TYPE_MISMATCH;  // the object is not a string
+  if (!v) return st;
+  if (!v->is_string()) return TG_TYPE_MISMATCH;
+  *out = ts(v->get_string());
+  return TG_OK;
+}
+
 tg_status arg_get(const tg_call* c, const char* pointer, tg_json_value* out) {
   return safely([&]() -> tg_status {
-    if (!out || out->struct_size < offsetof(tg_json_value, size) + sizeof(size_t))
-      return TG_INVALID_ARGUMENT;
-    tg_status st;
-    const json::value* v = lookup(c, pointer, &st);
-    if (!v) return st;
-    out->boolean = 0;
-    out->integer = 0;
-    out->number = 0;
-    out->string = tg_str{nullptr, 0};
-    out->size = 0;
-    switch (v->kind()) {
-      case json::kind::null:
-        out->type = TG_JSON_NULL;
-        break;
-      case json::kind::bool_:
-        out->type = TG_JSON_BOOL;
-        out->boolean = v->get_bool();
-        break;
-      case json::kind::int64:
-        out->type = TG_JSON_INT;
-        out->integer = v->get_int64();
-        out->number = static_cast<double>(v->get_int64());
-        break;
-      case json::kind::uint64:
-        if (v->get_uint64() <= static_cast<std::uint64_t>(INT64_MAX)) {
-          out->type = TG_JSON_INT;
-          out->integer = static_cast<std::int64_t>(v->get_uint64());
-        } else {
-          out->type = TG_JSON_DOUBLE;
-        }
-        out->number = static_cast<double>(v->get_uint64());
-        break;
-      case json::kind::double_:
-        out->type = TG_JSON_DOUBLE;
-        out->number = v->get_double();
-        break;
-      case json::kind::string:
-        out->type = TG_JSON_STRING;
-        out->string = ts(v->get_string());
-        break;
-      case json::kind::array:
-        out->type = TG_JSON_ARRAY;
-        out->size = v->get_array().size();
-        break;
-      case json::kind::object:
-        out->type = TG_JSON_OBJECT;
-        out->size = v->get_object().size();
-        break;
-    }
-    return TG_OK;
+    std::string why;
+    tg_status st = get_value(c ? &c->view.arguments : nullptr, pointer, out, &why);
+    // The call's error message is what the host reports if the callback
+    // then fails; a message of the plugin's own is kept.
+    if (!why.empty() && c && c->error.empty()) c->error = "arg_get: " + why;
+    return st;
   });
 }
 
 tg_status arg_string(const tg_call* c, const char* pointer, tg_str* out) {
-  return safely([&]() -> tg_status {
-    if (!out) return TG_INVALID_ARGUMENT;
-    tg_status st;
-    const json::value* v = lookup(c, pointer, &st);
-    if (!v) return st;
-    if (!v->is_string()) return TG_TYPE_MISMATCH;
-    *out = ts(v->get_string());
-    return TG_OK;
-  });
+  return safely(
+      [&]() -> tg_status { return get_string(c ? &c->view.arguments : nullptr, pointer, out); });
 }
 
 int32_t current_decision(const tg_call* c) {
@@ -503,6 +554,22 @@ void log(const tg_call* c, int32_t level, tg_str message) {
   });
 }
 
+// ---- reading the config (init only) ------------------------------------------
+
+tg_status config_get(tg_init_ctx* ctx, const char* pointer, tg_json_value* out) {
+  return safely([&]() -> tg_status {
+    std::string why;
+    tg_status st = get_value(ctx ? ctx->config : nullptr, pointer, out, &why);
+    if (!why.empty() && ctx) ctx->notes.push_back("config_get: " + why);
+    return st;
+  });
+}
+
+tg_status config_string(tg_init_ctx* ctx, const char* pointer, tg_str* out) {
+  return safely(
+      [&]() -> tg_status { return get_string(ctx ? ctx->config : nullptr, pointer, out); });
+}
+
 }  // namespace
 
 const tg_host_api* host_api() {
@@ -541,6 +608,8 @@ const tg_host_api* host_api() {
       signal_wait,
       emit_event,
       log,
+      config_get,
+      config_string,
   };
   return &table;
 }

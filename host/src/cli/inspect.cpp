@@ -153,6 +153,7 @@ void probe(const fs::path& plugin, const json::object& config, Findings& f) {
     f.info["flags"] = json::value_from(bit_names(
         o.at("flags").to_number<std::uint32_t>(),
         {{TG_PLUGIN_SERIALIZED, "serialized"}, {TG_PLUGIN_NEVER_UNLOAD, "never-unload"}}));
+    if (auto* s = o.if_contains("config_schema")) f.info["config_schema"] = *s;
   }
   if (auto* h = r.if_contains("hooks")) f.info["hooks"] = *h;
   if (auto* t = r.if_contains("tools")) f.info["tools"] = *t;
@@ -191,6 +192,8 @@ void print_text(const fs::path& plugin, const Findings& f) {
   std::printf("version       %s\n", str("version").c_str());
   std::printf("capabilities  %s\n", list("capabilities").c_str());
   std::printf("flags         %s\n", list("flags").c_str());
+  if (auto* s = f.info.if_contains("config_schema"))
+    std::printf("config schema %s\n", s->as_bool() ? "declared, checked before init" : "none");
   if (auto* hooks = f.info.if_contains("hooks")) {
     for (const auto& hv : hooks->as_array()) {
       const auto& h = hv.as_object();

@@ -78,6 +78,9 @@ json::object describe(const tg_plugin_descriptor& d) {
   o["version"] = d.version ? d.version : "";
   o["capabilities"] = d.capabilities;
   o["flags"] = d.flags;
+  o["config_schema"] =  // ABI 1.2; a shorter descriptor has none
+      d.struct_size >= offsetof(tg_plugin_descriptor, config_schema) + sizeof(const char*) &&
+      d.config_schema;
   return o;
 }
 

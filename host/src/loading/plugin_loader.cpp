@@ -2,6 +2,7 @@
 
 #include "../abi/adapters.hpp"
 #include "../abi/host_api.hpp"
+#include "config_schema.hpp"
 #include "elf_file.hpp"
 #include "file_permissions.hpp"
 #include "shadow_copy.hpp"
@@ -127,6 +128,32 @@ void refuse_bad_build(const std::vector<BuildProblem>& problems, const Fail& fai
            " (strict mode is on for toolgate mcp and with --strict; embedders: "
            "LoadOptions::strict_plugin_builds)",
        "/path");
+}
+
+// The descriptor's config_schema (ABI 1.2), when it has one: the config is
+// checked against it before init may run.  A schema the host cannot fully
+// enforce is the plugin's bug and fails the load (fail closed): the author
+// believed those checks happen.
+void check_config_schema(const tg_plugin_descriptor* d, const ManifestPlugin& mp,
+                         const Fail& fail) {
+  if (d->struct_size < offsetof(tg_plugin_descriptor, config_schema) + sizeof(const char*) ||
+      !d->config_schema)
+    return;  // built before ABI 1.2, or no schema declared
+  SchemaError error;
+  auto schema = ConfigSchema::compile(d->config_schema, error);
+  if (!schema)
+    fail("its config_schema cannot be used: at " + error.schema_pointer + " of the schema" +
+             (error.keyword.empty() ? "" : " (keyword \"" + error.keyword + "\")") + ": " +
+             error.message,
+         "this is a bug in the plugin, not in the manifest: fix the config_schema in its source "
+         "(sdk/README.md, \"Reading your config\", lists the JSON Schema subset toolgate "
+         "checks) and rebuild it");
+  if (auto v = schema->validate(boost::json::value(mp.config)))
+    fail("config" + v->pointer + ": " + v->message,
+         "change config" + (v->pointer.empty() ? std::string() : v->pointer) +
+             " in the manifest to what the plugin accepts (its documentation lists its config "
+             "keys); the plugin's init was not run",
+         "/config" + v->pointer);
 }
 
 }  // namespace
@@ -269,6 +296,7 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
   auto entry = inst->library.get<const tg_plugin_descriptor*()>(TOOLGATE_ENTRY_SYMBOL);
   const tg_plugin_descriptor* d = entry();
   check_descriptor(d, mp, fail);
+  check_config_schema(d, mp, fail);
   inst->id = mp.id;
   inst->version = d->version ? d->version : "";
   inst->capabilities = d->capabilities;
@@ -276,6 +304,7 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
 
   tg_init_ctx ctx;
   ctx.plugin = inst.get();
+  ctx.config = &mp.config;
   const std::string config = boost::json::serialize(mp.config);
   void* state = nullptr;
   tg_status st = d->init(host_api(), &ctx, tg_str{config.data(), config.size()}, &state);
@@ -286,14 +315,16 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
   }
   if (ctx.config_rejection) {
     const auto& [pointer, message] = *ctx.config_rejection;
-    fail(
-        "rejected its config at " + (pointer.empty() ? std::string("/") : pointer) + ": " + message,
-        "fix that config value (see the plugin's documentation)", "/config" + pointer);
+    std::string why = message;
+    for (const auto& n : ctx.notes) why += "; " + n;
+    fail("rejected its config at " + (pointer.empty() ? std::string("/") : pointer) + ": " + why,
+         "fix that config value (see the plugin's documentation)", "/config" + pointer);
   }
   if (st != TG_OK || !ctx.errors.empty()) {
     std::string why;
     for (const auto& e : ctx.errors) why += (why.empty() ? "" : "; ") + e;
     if (why.empty()) why = "init returned status " + std::to_string(st);
+    for (const auto& n : ctx.notes) why += "; " + n;
     fail("failed to initialise: " + why, "fix the plugin or its config");
   }
   std::uint32_t registered = ctx.tools.empty() ? 0u : static_cast<std::uint32_t>(TG_CAP_TOOLS);

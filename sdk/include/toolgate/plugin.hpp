@@ -19,6 +19,10 @@
 //   - Every callback is noexcept at the boundary: an exception becomes the
 //     fail-closed status with its message (a guard that throws denies).
 //   - Config errors: throw ConfigError("/json/pointer", "message").
+//   - A config schema the host checks before your constructor runs: give
+//     the class a public `static constexpr const char* config_schema =
+//     R"({...})";`
+//     (JSON Schema text, the subset toolgate.h section 4 lists).
 //   - Hot-reload state handoff: give the class export_state() and
 //     import_state(json) (see detail::has_state).
 //
@@ -41,6 +45,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -435,6 +440,29 @@ constexpr tg_import_state_fn import_fn() {
     return nullptr;
 }
 
+// The config schema (ABI 1.2): a plugin class with a public
+//   static constexpr const char* config_schema = R"({"type": "object", ...})";
+// has it put in its descriptor, and the host checks the manifest's config
+// against it before the constructor runs; without the member the
+// descriptor's config_schema is NULL.  (Public: a private member cannot be
+// seen from here, and the plugin would silently go without its schema.)
+template <class P, class = void>
+struct has_config_schema : std::false_type {};
+template <class P>
+struct has_config_schema<P, std::void_t<decltype(P::config_schema)>> : std::true_type {};
+
+template <class P>
+constexpr const char* config_schema_of() {
+  if constexpr (has_config_schema<P>::value) {
+    static_assert(std::is_convertible_v<decltype(P::config_schema), const char*>,
+                  "TOOLGATE_PLUGIN: CLASS::config_schema must be JSON Schema text: declare it as "
+                  "`static constexpr const char* config_schema = R\"({...})\";`");
+    return P::config_schema;
+  } else {
+    return nullptr;
+  }
+}
+
 template <class P>
 void shutdown(void* state) noexcept {
   try {
@@ -461,7 +489,8 @@ void shutdown(void* state) noexcept {
       &::toolgate::sdk::detail::init<CLASS>,                     \
       &::toolgate::sdk::detail::shutdown<CLASS>,                 \
       ::toolgate::sdk::detail::export_fn<CLASS>(),               \
-      ::toolgate::sdk::detail::import_fn<CLASS>()};              \
+      ::toolgate::sdk::detail::import_fn<CLASS>(),               \
+      ::toolgate::sdk::detail::config_schema_of<CLASS>()};       \
   TOOLGATE_PLUGIN_ENTRY { return &toolgate_descriptor_; }
 
 #endif  // TOOLGATE_PLUGIN_HPP

@@ -76,7 +76,12 @@ extern "C" {
  *     plugin sees what the host has (TOOLGATE_HOST_HAS).
  */
 #define TOOLGATE_ABI_MAJOR 1
-#define TOOLGATE_ABI_MINOR 1
+#define TOOLGATE_ABI_MINOR 2
+/* What each minor appended:
+ *   1.1  the descriptor's export_state / import_state (hot-reload handoff)
+ *   1.2  reading the config without parsing JSON: the host API's config_get
+ *        and config_string, and the descriptor's config_schema, which the
+ *        host checks the manifest's config against before init runs */
 
 /* ======================================================================
  * 2. Basic types
@@ -166,11 +171,17 @@ typedef const struct tg_plugin_descriptor *(*tg_entry_fn)(void);
 #define TG_PLUGIN_SERIALIZED 0x01u   /* host never runs two callbacks at once */
 #define TG_PLUGIN_NEVER_UNLOAD 0x02u /* image stays mapped (Go, some runtimes) */
 
-/* init: called once, on the control thread, after the ABI check.
+/* init: called once, on the control thread, after the ABI check and --
+ * when the descriptor declares a config_schema -- after the config was
+ * checked against it.
  *   host        the host API table; valid until shutdown returns.  Keep it.
  *   ctx         registration context, valid only during init.
  *   config_json the plugin's `config` object from the manifest (borrowed;
- *               "{}" when absent).  Validate it; on a problem call
+ *               "{}" when absent).  There is no need to parse it: since
+ *               ABI 1.2 host->config_get(ctx, "/key", &v) and
+ *               host->config_string(ctx, "/key", &s) read one value by JSON
+ *               Pointer, like arg_get reads an argument.  Validate what a
+ *               schema cannot say; on a problem call
  *               host->reject_config(ctx, "/json/pointer", "message") and
  *               return TG_CONFIG_REJECTED.
  *   out_state   set to the plugin's own state; passed back to shutdown.
@@ -209,7 +220,34 @@ typedef struct tg_plugin_descriptor {
   /* ---- since ABI 1.1 ---- */
   tg_export_state_fn export_state; /* optional                              */
   tg_import_state_fn import_state; /* optional                              */
+  /* ---- since ABI 1.2 ---- */
+  const char *config_schema; /* optional; JSON Schema text, see below      */
 } tg_plugin_descriptor;
+
+/* config_schema (since ABI 1.2): NULL, or NUL-terminated JSON text of a
+ * JSON Schema (2020-12) that the manifest's `config` object must match.
+ * The host checks it before init runs; a config that does not match fails
+ * the load with an error naming the manifest, the plugin, the JSON Pointer
+ * of the bad value and what was expected ("config/paths/0: must be a
+ * string, got 3"), and init is never called.  So init can read what the
+ * schema promises without checking shapes again.
+ *
+ * The host understands a subset of JSON Schema, listed in the SDK's
+ * README ("Reading your config"): type ("integer" = any integral number),
+ * properties, required, additionalProperties, items, enum, const, minimum,
+ * maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength (in
+ * code points), minItems, maxItems, uniqueItems, pattern (RE2, matched
+ * anywhere in the string unless anchored with ^...$), anyOf, oneOf, allOf,
+ * the boolean schemas true and false, and the annotations title,
+ * description, default, examples, $schema, $id and $comment (ignored).
+ * Any other keyword, and a schema that is not valid JSON or not a valid
+ * schema, fails the load naming the keyword: a check the host silently
+ * skipped would let a bad config through to a plugin that trusts it.
+ *
+ * An older host (1.1) does not know this field and never reads it.  A
+ * plugin that sets abi_minor below 2 to run on such hosts must check its
+ * config itself there; TOOLGATE_HOST_HAS(host, config_get) in init is true
+ * exactly when the host checked the schema. */
 
 /* ======================================================================
  * 5. The callback kinds
@@ -355,11 +393,15 @@ typedef struct tg_hook_options {
 #define TG_LOG_WARN 2
 #define TG_LOG_ERROR 3
 
-/* Typed value for host->arg_get: which member is meaningful depends on
- * `type`.  `string` and `json` are borrowed for the callback. */
+/* Typed value for host->arg_get and host->config_get: which member is
+ * meaningful depends on `type`.  `string` is borrowed for the callback (for
+ * config_get: until init returns).  Set struct_size = sizeof(tg_json_value)
+ * first; a smaller one is refused with TG_INVALID_ARGUMENT.  Arrays and
+ * objects give their element count in `size`: read the elements with a
+ * longer pointer ("/paths/0", "/paths/1", ... up to size - 1). */
 #define TG_JSON_NULL 0
 #define TG_JSON_BOOL 1
-#define TG_JSON_INT 2    /* fits int64_t                                  */
+#define TG_JSON_INT 2    /* integral and fits int64_t (5.0 too)          */
 #define TG_JSON_DOUBLE 3 /* any other number                              */
 #define TG_JSON_STRING 4
 #define TG_JSON_ARRAY 5
@@ -476,6 +518,20 @@ struct tg_host_api {
   tg_status (*emit_event)(const tg_call *call, const char *type, tg_str data_json);
   /* Log through the host's logger, tagged with the plugin id. */
   void (*log)(const tg_call *call_or_null, int32_t level, tg_str message);
+
+  /* ---- since ABI 1.2: reading the config (init only) -------------------
+   * The plugin's `config` object, read by RFC 6901 JSON Pointer without
+   * parsing anything, exactly as arg_get / arg_string read arguments:
+   * "" is the whole object, "/paths/0" an array element, "/a~1b" the key
+   * "a/b".  TG_NOT_FOUND when absent, TG_TYPE_MISMATCH from config_string
+   * when the value is not a string, TG_INVALID_ARGUMENT for a NULL or
+   * non-pointer argument or a too-small out->struct_size (the reason is
+   * added to init's failure message).  Strings are borrowed until init
+   * returns: copy what you keep.  With a config_schema, what it requires is
+   * there and of its type, so only optional keys need the TG_NOT_FOUND
+   * case. */
+  tg_status (*config_get)(tg_init_ctx *ctx, const char *json_pointer, tg_json_value *out);
+  tg_status (*config_string)(tg_init_ctx *ctx, const char *json_pointer, tg_str *out);
 };
 
 #ifdef __cplusplus
