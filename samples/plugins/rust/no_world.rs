@@ -78,6 +78,7 @@ static DESCRIPTOR: tg_plugin_descriptor = tg_plugin_descriptor {
     shutdown: None,
     export_state: None,
     import_state: None,
+    config_schema: std::ptr::null(),
 };
 
 /// The one exported symbol (TOOLGATE_ENTRY_SYMBOL).

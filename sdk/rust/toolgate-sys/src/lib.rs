@@ -22,7 +22,7 @@ pub use std::os::raw::{c_char, c_void};
 
 // ---- 1. Versioning ----------------------------------------------------------
 pub const TOOLGATE_ABI_MAJOR: u16 = 1;
-pub const TOOLGATE_ABI_MINOR: u16 = 1;
+pub const TOOLGATE_ABI_MINOR: u16 = 2;
 
 // ---- 2. Basic types ---------------------------------------------------------
 pub type tg_status = i32;
@@ -130,6 +130,8 @@ pub struct tg_plugin_descriptor {
     // since ABI 1.1
     pub export_state: tg_export_state_fn,
     pub import_state: tg_import_state_fn,
+    // since ABI 1.2: JSON Schema text of the config, NUL-terminated; null = none
+    pub config_schema: *const c_char,
 }
 
 // A descriptor is immutable static data; its raw pointers point at
@@ -313,6 +315,12 @@ pub struct tg_host_api {
     // events and logs
     pub emit_event: Option<unsafe extern "C" fn(*const tg_call, *const c_char, tg_str) -> tg_status>,
     pub log: Option<unsafe extern "C" fn(*const tg_call, i32, tg_str)>,
+
+    // since ABI 1.2: reading the config (init only)
+    pub config_get:
+        Option<unsafe extern "C" fn(*mut tg_init_ctx, *const c_char, *mut tg_json_value) -> tg_status>,
+    pub config_string:
+        Option<unsafe extern "C" fn(*mut tg_init_ctx, *const c_char, *mut tg_str) -> tg_status>,
 }
 
 /// `TOOLGATE_HOST_HAS(api, member)`: whether the host's table has the
