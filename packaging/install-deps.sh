@@ -26,6 +26,7 @@ packages=(
   libre2-dev          # RE2: linear-time regexes for plugins/ (policy, secret detectors)
   dpkg-dev            # cpack .deb: dpkg-shlibdeps computes the runtime Depends
   file                # cpack .deb: finds the ELF files to run dpkg-shlibdeps on
+  groff-base          # tests: the generated man pages render without warnings (groff -ww)
 )
 
 # The MCP gateway's end-to-end tests run the official MCP SDK on Node.js
