@@ -149,12 +149,31 @@ expect 'sample.no-world' "$out"
 step "installed docs: every relative link resolves; man pages, copyright, changelogs"
 # Every Markdown page installed (README, design, engine, plugins, the
 # guide): each relative link must name an installed file (absolute ones,
-# into another package, a file of the staged install).  Code spans and
+# into another package, a file of the staged install), and its #fragment,
+# if any, a heading of that page.  Code spans and
 # fenced blocks are not links ("](const Call& c)" in a C++ sample).
 python3 - "$stage" "$prefix/share/doc" <<'PY' ||
 import os, re, sys
 stage, docroot = sys.argv[1], sys.argv[2]
 bad = checked = 0
+anchors = {}
+def anchors_of(page):
+    """The #fragments a Markdown page offers: its headings, slugged as
+    GitHub does (lowercase, punctuation dropped, spaces to hyphens,
+    repeats numbered)."""
+    if page not in anchors:
+        seen, fenced = {}, False
+        for line in open(page, encoding="utf-8"):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+            m = None if fenced else re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+            if m:
+                slug = re.sub(r"[^\w\- ]", "", m.group(1).lower()).replace(" ", "-")
+                n = seen.get(slug, 0)
+                seen[slug] = n + 1
+                seen.setdefault(f"{slug}-{n}" if n else slug, 1)
+        anchors[page] = set(seen)
+    return anchors[page]
 for d, _, files in os.walk(docroot):
     for f in files:
         if not f.endswith(".md"):
@@ -169,14 +188,17 @@ for d, _, files in os.walk(docroot):
                 continue
             line = re.sub(r"`[^`]*`", "", line)
             for target in re.findall(r"\]\(([^)\s]+)\)", line):
-                if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+                if re.match(r"^[a-z]+:", target):
                     continue
                 path = target.split("#", 1)[0]
-                full = stage + path if path.startswith("/") else os.path.join(d, path)
+                full = page if not path else stage + path if path.startswith("/") else os.path.join(d, path)
                 checked += 1
                 if not os.path.exists(full):
                     bad += 1
                     print(f"{page[len(stage):]}:{n}: dangling link {target}", file=sys.stderr)
+                elif "#" in target and full.endswith(".md") and target.split("#", 1)[1] not in anchors_of(full):
+                    bad += 1
+                    print(f"{page[len(stage):]}:{n}: no heading for the anchor of {target}", file=sys.stderr)
 print(f"{checked} relative links checked")
 sys.exit(1 if bad else 0)
 PY
