@@ -59,9 +59,15 @@ sysdir=$(cd "$stage" && find . -type d -path '*/toolgate/manifest.d' | head -1)
 [ -n "$sysdir" ] || fail "the system manifest folder is not installed"
 sysdir=${sysdir#.}
 cmake_args=(-G Ninja -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+# The samples come from the installed examples (toolgate-sdk's doc folder,
+# where the guide links to them), not from the source tree.
+examples=$prefix/share/doc/toolgate-sdk/examples
+for d in minimal plugins out-of-tree; do
+  diff -r "$src/samples/$d" "$examples/$d" >&2 || fail "the installed examples/$d differ from samples/$d (above)"
+done
 
 step "out-of-tree plugin with CMake (find_package(toolgate CONFIG))"
-cmake -S "$src/samples/out-of-tree" -B "$work/oot" "${cmake_args[@]}" >/dev/null
+cmake -S "$examples/out-of-tree" -B "$work/oot" "${cmake_args[@]}" >/dev/null
 grep -qx "toolgate_DIR:PATH=$libdir/cmake/toolgate" "$work/oot/CMakeCache.txt" ||
   fail "the sample did not find the installed package: $(grep toolgate_DIR "$work/oot/CMakeCache.txt")"
 cmake --build "$work/oot" -j1 >/dev/null
@@ -80,9 +86,9 @@ mkdir -p "$work/pc"
 # g++: both variables, as the guide documents.
 # shellcheck disable=SC2046,SC2086
 c++ -std=c++17 -Wall -Wextra -Werror $cflags $cxxflags $cxxflags_gcc \
-    -o "$work/pc/name_length.so" "$src/samples/out-of-tree/name_length.cpp" \
+    -o "$work/pc/name_length.so" "$examples/out-of-tree/name_length.cpp" \
     $(pkg-config --libs toolgate-sdk) -lboost_json
-cp "$src/samples/out-of-tree/name_length.json" "$work/pc/"
+cp "$examples/out-of-tree/name_length.json" "$work/pc/"
 out=$("$tg" call "$work/pc/name_length.json" --tool greet --args '{"name":"Bartholomew"}' || true)
 expect '"code":"denied","message":"names longer than 8 characters are not greeted"' "$out"
 "$tg" inspect "$work/pc/name_length.so" >/dev/null || fail "inspect finds problems in the pkg-config build"
@@ -92,10 +98,10 @@ if command -v clang++ >/dev/null; then
   mkdir -p "$work/pc-clang"
   # shellcheck disable=SC2046,SC2086
   clang++ -std=c++17 -Wall -Wextra -Werror $cflags $cxxflags \
-    -o "$work/pc-clang/name_length.so" "$src/samples/out-of-tree/name_length.cpp" \
+    -o "$work/pc-clang/name_length.so" "$examples/out-of-tree/name_length.cpp" \
     $(pkg-config --libs toolgate-sdk) -lboost_json ||
     fail "clang++ with the documented pkg-config line (plugin_cxxflags: $cxxflags)"
-  cp "$src/samples/out-of-tree/name_length.json" "$work/pc-clang/"
+  cp "$examples/out-of-tree/name_length.json" "$work/pc-clang/"
   out=$("$tg" call "$work/pc-clang/name_length.json" --tool greet --args '{"name":"Bartholomew"}' || true)
   expect '"message":"names longer than 8 characters are not greeted"' "$out"
   "$tg" inspect "$work/pc-clang/name_length.so" >/dev/null || fail "inspect finds problems in the clang++ build"
@@ -104,9 +110,9 @@ else
 fi
 # The C flags alone make a correct C plugin too.
 # shellcheck disable=SC2046,SC2086
-cc -std=c99 -Wall -Wextra -Werror $cflags -o "$work/pc/no_root.so" "$src/samples/minimal/no_root.c" \
+cc -std=c99 -Wall -Wextra -Werror $cflags -o "$work/pc/no_root.so" "$examples/minimal/no_root.c" \
    $(pkg-config --libs toolgate-sdk)
-cp "$src/samples/minimal/no_root.json" "$work/pc/"
+cp "$examples/minimal/no_root.json" "$work/pc/"
 out=$("$tg" call "$work/pc/no_root.json" --tool greet --args '{"name":"root"}' || true)
 expect '"message":"greeting root is not allowed"' "$out"
 unset PKG_CONFIG_LIBDIR
@@ -230,7 +236,7 @@ out=$(cmake --install "$build" --prefix "$reloc")
 expect "Skipping: $sysdir \(outside the prefix" "$out"
 [ -x "$reloc/bin/toolgate" ] || fail "the relocated install has no bin/toolgate"
 mkdir -p "$work/conly"
-cp "$src/samples/minimal/no_root.c" "$src/samples/minimal/no_root.json" "$work/conly/"
+cp "$examples/minimal/no_root.c" "$examples/minimal/no_root.json" "$work/conly/"
 cat >"$work/conly/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.25)
 project(conly LANGUAGES C)
