@@ -28,6 +28,7 @@ packages=(
   file                # cpack .deb: finds the ELF files to run dpkg-shlibdeps on
   rustc               # the Rust sample and the SDK's Rust bindings test, with Debian 12's
                       # rustc 1.63: the oldest version sdk/README promises
+  groff-base          # tests: the generated man pages render without warnings (groff -ww)
 )
 
 # The MCP gateway's end-to-end tests run the official MCP SDK on Node.js

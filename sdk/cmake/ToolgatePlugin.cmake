@@ -1,7 +1,9 @@
 # toolgate_add_plugin(NAME SOURCES src... [LINK lib...])
 #
-# Builds a toolgate plugin the way docs/design.md §7.7 requires, so that it
-# exports only its entry symbol and really unloads:
+# Builds a toolgate plugin the way the ABI requires (the plugin author's
+# guide, "Building": /usr/share/doc/toolgate-sdk/plugin-guide.md when
+# installed, sdk/README.md in the source), so that it exports only its entry
+# symbol and really unloads:
 #   - a MODULE library named NAME.so (no "lib" prefix surprises);
 #   - hidden visibility for C and C++, inline functions hidden too;
 #   - -fno-gnu-unique (C++, GCC), so no STB_GNU_UNIQUE symbol pins the image
