@@ -282,14 +282,23 @@ std::size_t locate_error(std::string_view text, const StrictJsonOptions& options
   return hi - 1;
 }
 
-// RFC 8259 (section 8.2) allows an escaped surrogate without its partner
-// ("\ud83d" alone): JavaScript peers send one when a string is cut inside
-// an emoji.  Boost.JSON 1.81 refuses it, which failed the whole message.
-// Each lone surrogate escape becomes "\ufffd", the replacement character
-// -- six bytes for six, so every offset an error reports stays right --
-// and what a guard reads is what is passed on.  nullopt: nothing to
-// replace (the common case, found without copying).  Run only on text
-// without comments, where every '"' outside a string opens one.
+}  // namespace
+
+std::string pointer_token(std::string_view key) {
+  std::string out;
+  for (char ch : key) {
+    if (ch == '~')
+      out += "~0";
+    else if (ch == '/')
+      out += "~1";
+    else
+      out += ch;
+  }
+  return out;
+}
+
+// See strict_json.hpp.  Escapes are walked in order, so "\\ud83d"
+// (an escaped backslash, then text) is left alone.
 std::optional<std::string> replace_lone_surrogates(std::string_view text) {
   if (text.find("\\u") == std::string_view::npos) return std::nullopt;
   auto hex4 = [&](std::size_t at, unsigned* out) {
@@ -336,21 +345,6 @@ std::optional<std::string> replace_lone_surrogates(std::string_view text) {
         i += 5;
       }
     }
-  }
-  return out;
-}
-
-}  // namespace
-
-std::string pointer_token(std::string_view key) {
-  std::string out;
-  for (char ch : key) {
-    if (ch == '~')
-      out += "~0";
-    else if (ch == '/')
-      out += "~1";
-    else
-      out += ch;
   }
   return out;
 }

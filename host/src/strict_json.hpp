@@ -42,6 +42,16 @@ struct StrictJsonError {
   std::size_t first_line = 0, first_column = 0;
 };
 
+// RFC 8259 (section 8.2) allows an escaped surrogate without its partner
+// ("\ud83d" alone): JavaScript peers send one when a string is cut inside
+// an emoji, and Boost.JSON 1.81 refuses it, which failed the whole message.
+// The text with each lone surrogate escape replaced by "\ufffd" (the
+// replacement character; six bytes for six, so every offset an error
+// reports stays right), or nullopt when there is none (found without
+// copying).  For text without comments, where every '"' outside a string
+// opens one: parse_strict uses it unless comments are allowed.
+std::optional<std::string> replace_lone_surrogates(std::string_view text);
+
 // Parses `text` as one JSON document; nullopt and `*error` filled when it
 // is not valid JSON (under `options`) or an object repeats a key.  Keys are
 // compared after unescaping, so "a" and "\u0061" are the same key.  A
