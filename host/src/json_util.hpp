@@ -18,6 +18,10 @@ bool valid_utf8(std::string_view s);
 // wrote (an error message, a denial reason).
 std::string to_valid_utf8(std::string_view s);
 
+// The longest prefix of UTF-8 text `s` of at most `max_bytes` that does not
+// end inside a character: where to cut a long text shown to a person.
+std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes);
+
 // The JSON Pointer of the first string (or key) that is not valid UTF-8, or
 // nullopt when all are.  Iterative: deep input cannot blow the stack.
 std::optional<std::string> find_invalid_utf8(const boost::json::value& v);

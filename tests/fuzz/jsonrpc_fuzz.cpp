@@ -14,6 +14,7 @@
 //     exactly);
 //   - id_key tells a string id from a number id.
 #include "fuzz_check.hpp"
+#include "json_same.hpp"
 #include "jsonrpc.hpp"
 #include "strict_json.hpp"
 
@@ -35,28 +36,10 @@ namespace {
 // 1.81 does not always read a number's text back to the double it was
 // written from (its parser is not correctly rounded).
 bool close(const json::value& a, const json::value& b) {
-  if (a.is_double() && b.is_double()) {
-    double x = a.get_double();
-    for (int i = 0; i < 4 && x != b.get_double(); ++i) x = std::nextafter(x, b.get_double());
-    return x == b.get_double();
-  }
-  if (a.kind() != b.kind()) return false;
-  if (const auto* x = a.if_array()) {
-    const auto& y = b.get_array();
-    if (x->size() != y.size()) return false;
-    for (std::size_t i = 0; i < x->size(); ++i)
-      if (!close((*x)[i], y[i])) return false;
-    return true;
-  }
-  if (const auto* x = a.if_object()) {
-    const auto& y = b.get_object();
-    if (x->size() != y.size()) return false;
-    auto j = y.begin();
-    for (auto i = x->begin(); i != x->end(); ++i, ++j)
-      if (i->key() != j->key() || !close(i->value(), j->value())) return false;
-    return true;
-  }
-  return a == b;
+  return json_same(a, b, [](double x, double y) {
+    for (int i = 0; i < 4 && x != y; ++i) x = std::nextafter(x, y);
+    return x == y;
+  });
 }
 
 void check_reply(const json::object& reply, const json::value& id) {

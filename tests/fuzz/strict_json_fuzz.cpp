@@ -13,6 +13,7 @@
 //
 // The first byte picks the options (comments, trailing commas, depth limit).
 #include "fuzz_check.hpp"
+#include "json_same.hpp"
 #include "strict_json.hpp"
 
 #include <boost/json/basic_parser_impl.hpp>
@@ -31,28 +32,10 @@ namespace {
 // `strict` is `boost`, doubles bit for bit, except that Boost's NaN is the
 // zero it should have been.
 bool same(const json::value& strict, const json::value& boost) {
-  if (boost.is_double() && strict.is_double()) {
-    const double a = strict.get_double(), b = boost.get_double();
+  return json_same(strict, boost, [](double a, double b) {
     if (std::isnan(b)) return a == 0.0;
     return std::memcmp(&a, &b, sizeof a) == 0;
-  }
-  if (strict.kind() != boost.kind()) return false;
-  if (const auto* a = strict.if_array()) {
-    const auto& b = boost.get_array();
-    if (a->size() != b.size()) return false;
-    for (std::size_t i = 0; i < a->size(); ++i)
-      if (!same((*a)[i], b[i])) return false;
-    return true;
-  }
-  if (const auto* a = strict.if_object()) {
-    const auto& b = boost.get_object();
-    if (a->size() != b.size()) return false;
-    auto i = a->begin();
-    for (auto j = b.begin(); j != b.end(); ++i, ++j)
-      if (i->key() != j->key() || !same(i->value(), j->value())) return false;
-    return true;
-  }
-  return strict == boost;
+  });
 }
 
 // Whether Boost.JSON reads any number of the text as an infinity (a

@@ -82,3 +82,14 @@ TEST(JsonScan, InvalidUtf8IsReplacedByteByByte) {
   for (const char* s : {"\xFF", "x\xE2\x82", "\xC0\xAF", "\xED\xA0\x80z", "\xF4\x90\x80\x80"})
     EXPECT_TRUE(valid_utf8(to_valid_utf8(s))) << s;
 }
+
+// A long text is cut for display at a character boundary, never inside one.
+TEST(Utf8Prefix, CutsBeforeACharacterThatWouldNotFit) {
+  using toolgate::detail::utf8_prefix;
+  const std::string s = "ab\xC3\xA9z";  // "abéz": é is two bytes at 2..3
+  EXPECT_EQ(utf8_prefix(s, 10), s);
+  EXPECT_EQ(utf8_prefix(s, 4), "ab\xC3\xA9");
+  EXPECT_EQ(utf8_prefix(s, 3), "ab");  // would end inside é
+  EXPECT_EQ(utf8_prefix(s, 2), "ab");
+  EXPECT_EQ(utf8_prefix("\xF0\x9F\x98\x80", 3), "");
+}

@@ -11,6 +11,8 @@
 #include "options.hpp"
 #include "stop_signals.hpp"
 
+#include "../json_util.hpp"
+
 #include <boost/json/serialize.hpp>
 
 #include <pthread.h>
@@ -117,11 +119,9 @@ class Printer {
     std::string out;
     for (char c : s) out += c == '\n' ? std::string("\\n") : std::string(1, c);
     constexpr std::size_t max_bytes = 200;
-    if (out.size() > max_bytes) {
-      std::size_t cut = max_bytes;
-      while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
-      out = out.substr(0, cut) + "... (" + std::to_string(s.size()) + " bytes)";
-    }
+    if (out.size() > max_bytes)
+      out = std::string(detail::utf8_prefix(out, max_bytes)) + "... (" + std::to_string(s.size()) +
+            " bytes)";
     return out;
   }
 

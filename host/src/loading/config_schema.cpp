@@ -116,11 +116,7 @@ std::string shown(const json::value& v) {
 std::string literal(const json::value& v) {
   if (v.is_number()) return number_text(v);
   std::string s = json::serialize(v);
-  if (s.size() > 60) {
-    std::size_t cut = 57;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-    s = s.substr(0, cut) + "...";
-  }
+  if (s.size() > 60) s = std::string(utf8_prefix(s, 57)) + "...";
   return s;
 }
 
