@@ -234,6 +234,27 @@ ToolResult Host::call_json(std::string_view text) {
   return call(std::move(c));
 }
 
+SplitBegin Host::begin_call(ToolCall c, SplitBeginOptions options) {
+  auto call = std::make_unique<detail::SplitCall>(impl_->active.load(), impl_->options, impl_->bus);
+  SplitBegin out = detail::begin_split(*call, std::move(c), options);
+  if (out.verdict == SplitBegin::Verdict::deny) return out;
+  std::string why;
+  if (impl_->split_calls().add(call, &why)) return out;
+  // Not kept (a duplicate id, a full table): the call ends now, refused,
+  // with its one tool/result -- the hooks' allow does not reach the caller.
+  return detail::refuse_split(*call, std::move(why));
+}
+
+SplitOutcome Host::complete_call(std::string_view call_id, ToolResult reported) {
+  auto call = impl_->split_calls().take(call_id);
+  if (!call)
+    throw std::out_of_range("no begun call has the id \"" + std::string(call_id) +
+                            "\" (never begun, denied when begun, already completed, or expired)");
+  return detail::complete_split(*call, std::move(reported));
+}
+
+std::size_t Host::pending_split_calls() const { return impl_->splits ? impl_->splits->size() : 0; }
+
 BatchResult Host::call_batch(std::vector<ToolCall> calls) {
   auto gen = impl_->active.load();
   detail::BatchContext batch;

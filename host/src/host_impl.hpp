@@ -9,6 +9,7 @@
 #include "loading/stack.hpp"
 #include "loading/stack_loader.hpp"
 #include "reload/retirement.hpp"
+#include "split_calls.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -44,6 +45,19 @@ struct Host::Impl {
   std::uint64_t generation_counter = 0;        // guarded by `control`
   detail::Retirement retired;                  // generations waiting to drain
   std::unique_ptr<ReloadController> reloader;  // set by enable_reload
+
+  // Begun split-phase calls; created on the first begin_call (it owns a
+  // thread).  Declared last: destroyed first, so the calls it still holds
+  // get their tool/result while the bus and the generations are alive.
+  std::once_flag splits_once;
+  std::unique_ptr<detail::SplitCalls> splits;
+  detail::SplitCalls& split_calls() {
+    std::call_once(splits_once, [&] {
+      splits = std::make_unique<detail::SplitCalls>(options.split_call_expiry,
+                                                    options.max_pending_split_calls);
+    });
+    return *splits;
+  }
 
   // Builds a complete generation from the given inputs; throws on any error.
   std::shared_ptr<Generation> build(const std::vector<detail::StackLayer>& stack,

@@ -37,7 +37,8 @@ static constexpr std::string_view kErrorCodes[] = {error_code::denied,
                                                    error_code::tool_error,
                                                    error_code::invalid_arguments,
                                                    error_code::snapshot_failed,
-                                                   error_code::unknown_tool};
+                                                   error_code::unknown_tool,
+                                                   error_code::not_completed};
 
 bool is_error_code(std::string_view code) {
   for (auto known : kErrorCodes)

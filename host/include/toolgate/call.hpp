@@ -19,6 +19,15 @@ struct CallIdentity {
   std::string tool;          // the tool's name
   std::string session_id;    // the agent session
   std::string parent_token;  // non-empty for sub-calls
+  // Who asks (docs/design.md §1.2): set by the entry point from what the
+  // caller's transport says, never by a hook.  `client` names the program
+  // whose call this is ("claude-code", "codex", "gemini-cli", "cursor";
+  // empty for an embedder's own calls); `agent_id` the subagent making it
+  // (empty for the main agent), so a guard can refuse subagent calls.
+  // Default-initialized so that {call_id, tool, session, parent} still
+  // compiles cleanly (-Wmissing-field-initializers) after they were added.
+  std::string client = {};
+  std::string agent_id = {};
 };
 
 struct ToolCall {

@@ -54,6 +54,54 @@ struct HostOptions {
   // be preempted: the deadline bounds what a slow guard can decide, not how
   // long it runs.  Zero: no deadline.
   std::chrono::milliseconds guard_deadline{5000};
+  // Split-phase calls (begin_call / complete_call): a call begun and not
+  // completed within this long gets its tool/result with the code
+  // not_completed, and complete_call no longer knows it.
+  std::chrono::milliseconds split_call_expiry{std::chrono::minutes(15)};
+  // At most this many begun calls wait for complete_call; begin_call
+  // denies beyond it (a caller that never completes cannot grow the host).
+  std::size_t max_pending_split_calls = 10000;
+};
+
+// ---- split-phase calls (docs/design.md §3.4) ---------------------------------
+// For a call that someone else executes -- an agent's built-in shell or
+// edit tool, seen through that agent's hooks.  begin_call() runs tool/call,
+// pre-execute, approval and the guards and says whether the caller may run
+// the tool; complete_call() takes the result the caller reports and runs
+// post-execute, normalization, finalize and the observers on it.  Execute
+// wrappers do not run: there is no body here for them to wrap (the trail
+// records the execute stage as "not-run").
+struct SplitBeginOptions {
+  // An `ask` that the guards let through is returned to the caller, which
+  // asks its own user, instead of going to the host's approver.
+  bool caller_approves = false;
+};
+
+struct SplitBegin {
+  enum class Verdict { allow, ask, deny };
+  Verdict verdict = Verdict::deny;
+  // The call's id (generated when the call had none): what complete_call
+  // takes.  Known to complete_call only for allow and ask.
+  std::string call_id;
+  // allow / ask: the arguments to run the tool with (after rewrites).
+  boost::json::object arguments;
+  bool rewritten = false;  // a pre-execute hook changed the arguments
+  std::string reason;      // ask: why; deny: the error's message
+  // deny: the call's final result (the denial after post-execute, normalize
+  // and finalize; its tool/result is already logged), and the contexts
+  // post-execute hooks added to it.
+  ToolResult result;
+  std::vector<std::string> additional_contexts;
+};
+
+struct SplitOutcome {
+  // accepted: the reported result stands (perhaps rewritten by finalize);
+  // replaced: a post-execute hook replaced it; blocked: a post-execute hook
+  // blocked it (result is the denial).
+  enum class Kind { accepted, replaced, blocked };
+  Kind kind = Kind::accepted;
+  ToolResult result;  // the final result, as the model should see it
+  std::vector<std::string> additional_contexts;
 };
 
 // How a stack of manifests is loaded.
@@ -184,6 +232,16 @@ class Host {
   // with size, depth and UTF-8 limits; bad input is an error result.
   ToolResult call_json(std::string_view call_json);
   BatchResult call_batch(std::vector<ToolCall> calls);
+
+  // Split-phase calls (see SplitBegin).  begin_call never throws for a bad
+  // call: it answers deny.  A call id that is already begun and not yet
+  // completed is refused (invalid_arguments).
+  SplitBegin begin_call(ToolCall call, SplitBeginOptions options = {});
+  // Throws std::out_of_range naming the id when no begun call has it (never
+  // begun, denied at begin, already completed, or expired).
+  SplitOutcome complete_call(std::string_view call_id, ToolResult reported);
+  // Begun calls still waiting for complete_call.
+  std::size_t pending_split_calls() const;
 
   // Loaded plugins, tools and every stage's hooks in run order;
   // "tool_owners" maps each tool to "host" (registered through this API)

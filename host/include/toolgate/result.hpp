@@ -23,6 +23,9 @@ inline constexpr std::string_view tool_error = "tool_error";
 inline constexpr std::string_view invalid_arguments = "invalid_arguments";
 inline constexpr std::string_view snapshot_failed = "snapshot_failed";
 inline constexpr std::string_view unknown_tool = "unknown_tool";
+// A split-phase call begun but never completed: the caller did not report
+// the tool's result before the call expired (HostOptions::split_call_expiry).
+inline constexpr std::string_view not_completed = "not_completed";
 }  // namespace error_code
 
 // True for the codes above: the set is closed, and a result carrying any

@@ -156,8 +156,9 @@ struct Gateway::Impl final : PeerHandler {
         response = make_error(call->client_id, rpc_error::invalid_params, *clash);
       } else {
         std::vector<ToolCall> batch;
-        batch.push_back(ToolCall{
-            {call->call_id, call->tool, opt.session_id, ""}, call->arguments, call->signal});
+        batch.push_back(ToolCall{{call->call_id, call->tool, opt.session_id, "", "mcp", ""},
+                                 call->arguments,
+                                 call->signal});
         // A batch of one: its contexts come back with it (see add_contexts).
         BatchResult b = host.call_batch(std::move(batch));
         json::object result = call_result_from(b.results.at(0));

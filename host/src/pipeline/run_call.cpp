@@ -38,7 +38,7 @@ static std::string unknown_tool_message(const detail::Generation& gen, const std
   return m;
 }
 
-static void run_stages(CallState& s, ToolCall& call) {
+void decide_call(CallState& s, ToolCall& call, const DecideOptions& how) {
   if (call.arguments.is_null()) call.arguments = boost::json::object();
   if (!call.arguments.is_object()) {
     s.fail(error_code::invalid_arguments,
@@ -48,12 +48,13 @@ static void run_stages(CallState& s, ToolCall& call) {
   }
   s.original_arguments = std::move(call.arguments.get_object());
   auto it = s.gen.tools.find(s.identity.tool);
-  if (it == s.gen.tools.end()) {
+  if (it != s.gen.tools.end()) {
+    s.tool = it->second.get();
+  } else if (!how.external_tool) {
     s.fail(error_code::unknown_tool, unknown_tool_message(s.gen, s.identity.tool), stage::call,
            "host");
     return;
   }
-  s.tool = it->second.get();
   if (!s.gen.invalid_reason.empty()) {
     // Fail closed: without a valid generation no guard can be trusted.
     s.fail(error_code::denied, "no valid plugin generation: " + s.gen.invalid_reason, stage::call,
@@ -62,29 +63,31 @@ static void run_stages(CallState& s, ToolCall& call) {
   }
 
   run_pre_execute(s);
-  if (s.path == CallPath::running && s.decision == Decision::ask) run_approval(s);
+  if (s.path == CallPath::running && s.decision == Decision::ask && !how.caller_approves)
+    run_approval(s);
   if (s.path == CallPath::running) run_guards(s);
-  if (s.path == CallPath::running) run_execute(s);
-  if (s.path == CallPath::denied || s.path == CallPath::executed) run_post_execute(s);
 }
 
-ToolResult run_call(const Generation& gen, const HostOptions& options, const EventBus& bus,
-                    BatchContext& batch, ToolCall call, std::vector<QueuedContext>* contexts_out) {
-  CallState s(gen, options, bus, batch);
+void start_call(CallState& s, ToolCall& call) {
   s.identity = std::move(call.identity);
   if (s.identity.call_id.empty()) s.identity.call_id = new_call_id();
   s.signal = call.signal ? std::move(call.signal) : Signal::make();
-  s.tracing = bus.active() || !gen.observers.empty();
+  s.tracing = s.bus.active() || !s.gen.observers.empty();
   if (s.tracing) s.trail.reserve(16);
   // tool/call is logged before anything runs.
-  if (bus.active())
-    s.emit("tool/call", {{"tool", s.identity.tool},
-                         {"arguments", call.arguments},
-                         {"parent_token", s.identity.parent_token}});
+  if (s.bus.active()) {
+    boost::json::object data{{"tool", s.identity.tool},
+                             {"arguments", call.arguments},
+                             {"parent_token", s.identity.parent_token}};
+    if (!s.identity.client.empty()) data["client"] = s.identity.client;
+    if (!s.identity.agent_id.empty()) data["agent_id"] = s.identity.agent_id;
+    s.emit("tool/call", std::move(data));
+  }
+}
+
+void finish_call(CallState& s, std::vector<QueuedContext>* contexts_out) {
   std::string what;
-  bool ok = guarded([&] { run_stages(s, call); }, &what);
-  if (!ok) s.fail(error_code::plugin_error, "internal error: " + what, stage::call, "host");
-  ok = guarded([&] { run_normalize(s); }, &what);
+  bool ok = guarded([&] { run_normalize(s); }, &what);
   if (!ok)
     s.result = ToolResult::failure(error_code::snapshot_failed, "normalization failed: " + what,
                                    stage::normalize, "host");
@@ -92,10 +95,22 @@ ToolResult run_call(const Generation& gen, const HostOptions& options, const Eve
     s.result = ToolResult::failure(error_code::tool_error, "finalize failed: " + what,
                                    stage::finalize, "host");
   guarded([&] { run_observers(s); }, &what);
-  if (bus.active()) s.emit("tool/result", {{"result", s.result.to_json()}});
+  if (s.bus.active()) s.emit("tool/result", {{"result", s.result.to_json()}});
   // Sub-calls never queue additional contexts (call/result adjacency).
   if (contexts_out && s.identity.parent_token.empty())
     for (auto& c : s.contexts) contexts_out->push_back(std::move(c));
+}
+
+ToolResult run_call(const Generation& gen, const HostOptions& options, const EventBus& bus,
+                    BatchContext& batch, ToolCall call, std::vector<QueuedContext>* contexts_out) {
+  CallState s(gen, options, bus, batch);
+  start_call(s, call);
+  guarded_stage(s, [&] {
+    decide_call(s, call, {});
+    if (s.path == CallPath::running) run_execute(s);
+    if (s.path == CallPath::denied || s.path == CallPath::executed) run_post_execute(s);
+  });
+  finish_call(s, contexts_out);
   return std::move(s.result);
 }
 

@@ -20,6 +20,31 @@ void run_normalize(CallState& s);     // snapshot; failures become isError
 void run_finalize(CallState& s);      // 7: content-only, fails closed
 void run_observers(CallState& s);     // 8: frozen outcome, read-only
 
+// The phases every call goes through, shared by run_call() and the
+// split-phase calls (split_call.cpp):
+//   start_call   identity, signal, the tool/call event
+//   decide_call  arguments, tool lookup, pre-execute, approval, guards
+//   finish_call  normalize, finalize, observers, the one tool/result
+struct DecideOptions {
+  // The tool runs elsewhere (a split-phase call): a name no tool is
+  // registered under is not an error.
+  bool external_tool = false;
+  // An `ask` the guards let through is left for the caller to put to its
+  // own user instead of going to the host's approver.
+  bool caller_approves = false;
+};
+void start_call(CallState& s, ToolCall& call);
+void decide_call(CallState& s, ToolCall& call, const DecideOptions& how);
+void finish_call(CallState& s, std::vector<QueuedContext>* contexts_out);
+
+// Runs a stage (or several); anything escaping them fails the call.
+template <class Fn>
+void guarded_stage(CallState& s, Fn&& stage_fn) {
+  std::string what;
+  if (!guarded(stage_fn, &what))
+    s.fail(error_code::plugin_error, "internal error: " + what, stage::call, "host");
+}
+
 // The whole call: identity checks, every stage, exactly one tool/result.
 ToolResult run_call(const Generation& gen, const HostOptions& options, const EventBus& bus,
                     BatchContext& batch, ToolCall call, std::vector<QueuedContext>* contexts_out);
