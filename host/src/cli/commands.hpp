@@ -17,5 +17,7 @@ int run_audit(const Args& args);       // audit.cpp
 int run_mcp(const Args& args);         // mcp.cpp
 int run_inspect(const Args& args);     // inspect.cpp
 int run_new_plugin(const Args& args);  // new_plugin.cpp
+int run_serve(const Args& args);       // serve.cpp
+int run_hook(const Args& args);        // hook.cpp
 
 }  // namespace toolgate::cli

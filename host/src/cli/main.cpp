@@ -137,6 +137,32 @@ const std::vector<Command>& commands() {
        true,
        {"--events", "--max-message-bytes"},
        toolgate::cli::run_mcp},
+      {"serve",
+       "serve M... [--socket PATH] [--group NAME] [--allow-user USER]... [--no-probe]\n"
+       "          [--max-message-bytes N] [--max-connections N] [--idle-timeout-ms MS]\n"
+       "          [--split-expiry-ms MS] [--strict]",
+       "the resident daemon: load the manifests once, reload\n"
+       "them on change (and SIGHUP), and answer split-phase\n"
+       "calls (begin / complete, JSON lines) from agents'\n"
+       "hooks over a Unix socket; every call is denied until\n"
+       "the manifests load",
+       "  --socket PATH                 the socket (default: $TOOLGATE_SOCKET, else\n"
+       "                                /run/toolgate/toolgate.sock for root, else\n"
+       "                                $XDG_RUNTIME_DIR/toolgate/toolgate.sock)\n"
+       "  --group NAME                  socket 0660 and folder 0750 for this group, whose\n"
+       "                                members may connect (default: 0600, owner only)\n"
+       "  --allow-user USER             another user (name or uid) who may connect\n"
+       "  --max-message-bytes N         the longest request line (default 8 MiB)\n"
+       "  --max-connections N           connections served at once (default 256)\n"
+       "  --idle-timeout-ms MS          close a connection idle this long (default 60000)\n"
+       "  --split-expiry-ms MS          a begun call not completed within MS gets its\n"
+       "                                result as not_completed (default 900000)\n"
+       "  --no-probe                    load a new build without first trying it in a\n"
+       "                                child process\n",
+       true,
+       {"--socket", "--group", "--allow-user", "--max-message-bytes", "--max-connections",
+        "--idle-timeout-ms", "--split-expiry-ms"},
+       toolgate::cli::run_serve},
       {"inspect",
        "inspect PLUGIN.so|M... [--config JSON|@FILE] [--json]",
        "what a plugin is (ABI, id, version, capabilities,\n"

@@ -1,0 +1,65 @@
+// protocol.hpp -- the split-phase protocol of `toolgate serve`
+// (docs/design.md §12): one JSON request per line, one JSON answer per
+// line, over a Unix socket.  This file is the protocol without the socket:
+// a request's text in, the answer's text out, so it is tested directly.
+//
+//   -> {"id":1,"op":"begin","call":{"tool":"Bash","arguments":{...},
+//        "call_id":"toolu_1","session_id":"s","client":"claude-code",
+//        "agent_id":""},"caller_approves":true}
+//   <- {"id":1,"ok":true,"verdict":"allow","call_id":"toolu_1",
+//        "arguments":{...},"rewritten":false,"reason":"","additional_contexts":[]}
+//   -> {"id":2,"op":"complete","call_id":"toolu_1","result":{"isError":false,"content":[...]}}
+//   <- {"id":2,"ok":true,"outcome":"accepted","result":{...},"additional_contexts":[]}
+//   -> {"id":3,"op":"ping"}
+//   <- {"id":3,"ok":true,"generation":4,"pending":0,"protocol":1}
+//   any error: {"id":...,"ok":false,"error":{"code":"bad_request","message":"..."}}
+#pragma once
+
+#include <toolgate/host.hpp>
+
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace toolgate::serve {
+
+inline constexpr int protocol_version = 1;
+
+// Error codes of the protocol itself (not of calls: a denied call is an
+// ok answer whose verdict is deny).
+namespace protocol_error {
+inline constexpr std::string_view bad_request = "bad_request";    // not a request
+inline constexpr std::string_view unknown_call = "unknown_call";  // complete: no such begun call
+inline constexpr std::string_view too_large = "too_large";        // over the message limit
+inline constexpr std::string_view not_allowed = "not_allowed";    // peer credentials refused
+}  // namespace protocol_error
+
+class Protocol {
+ public:
+  Protocol(Host& host, std::size_t max_json_depth = 64) : host_(host), max_depth_(max_json_depth) {}
+  // Answers one request line (without its newline).  Never throws; every
+  // failure is an error answer naming what was wrong and how to fix it.
+  std::string answer(std::string_view line);
+  // An error answer for a request that was never read (too large, refused).
+  static std::string error_answer(std::string_view code, std::string_view message);
+
+ private:
+  // Calls without an id (agents whose hooks carry none, e.g. Gemini CLI)
+  // are completed by what they were called with: the client, session, tool
+  // and arguments (original or final) name the oldest matching begun call.
+  std::string match_key(std::string_view client, std::string_view session, std::string_view tool,
+                        const boost::json::object& arguments) const;
+  void remember(const std::string& key, const std::string& call_id);
+  std::string take_match(const std::string& key);
+
+  Host& host_;
+  std::size_t max_depth_;
+  std::mutex mutex_;
+  std::map<std::string, std::deque<std::string>> by_match_;  // guarded by mutex_
+  std::deque<std::string> match_order_;                      // oldest first, bounded
+};
+
+}  // namespace toolgate::serve
