@@ -1,6 +1,6 @@
 // split_calls.hpp -- the begun split-phase calls waiting for complete_call(),
 // keyed by call id, and the thread that expires those nobody completes
-// (docs/design.md §3.4).  Each call leaves the table exactly once -- by
+// (docs/design.md §3.1).  Each call leaves the table exactly once -- by
 // complete_call, by expiry or when the host goes -- and whoever takes it
 // out finishes it, outside the lock.
 #pragma once

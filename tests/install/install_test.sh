@@ -158,7 +158,7 @@ out=$("$tg" call "$work/new/build/my-guard-c/my-guard-c.json" --tool greet --arg
 expect '"source":"my-guard-c/no-root"' "$out"
 
 step "the installed sample manifests load the installed plugins"
-for m in secure-agent mcp-filesystem; do
+for m in secure-agent mcp-filesystem agent-hooks; do
   sed "s|\"$configured_prefix/|\"$prefix/|" "$prefix/share/toolgate/manifests/$m.json" >"$work/$m.json"
   out=$("$tg" check "$work/$m.json")
   expect '^ok' "$out"
@@ -333,6 +333,8 @@ lacks() {  # lacks PACKAGE CONTENTS REGEX... -- no path matches
 }
 has toolgate "$contents" ./usr/bin/toolgate "$L/toolgate/plugins/toolgate_guard-paths.so" \
   ".$sysdir/" ./usr/share/toolgate/manifests/secure-agent.json \
+  ./usr/share/toolgate/manifests/agent-hooks.json ./usr/lib/systemd/system/toolgate.service \
+  ./usr/lib/systemd/user/toolgate.service \
   "$L/toolgate/samples/manifests/4-guard.json" "$L/toolgate/samples/plugins/sample_no_world.so" \
   ./usr/share/doc/toolgate/README.md ./usr/share/doc/toolgate/docs/design.md ./usr/share/doc/toolgate/engine.md \
   ./usr/share/man/man1/toolgate.1.gz ./usr/share/man/man5/toolgate-manifest.5.gz

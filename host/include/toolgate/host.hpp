@@ -63,7 +63,7 @@ struct HostOptions {
   std::size_t max_pending_split_calls = 10000;
 };
 
-// ---- split-phase calls (docs/design.md §3.4) ---------------------------------
+// ---- split-phase calls (docs/design.md §3.1) ---------------------------------
 // For a call that someone else executes -- an agent's built-in shell or
 // edit tool, seen through that agent's hooks.  begin_call() runs tool/call,
 // pre-execute, approval and the guards and says whether the caller may run

@@ -163,6 +163,28 @@ const std::vector<Command>& commands() {
        {"--socket", "--group", "--allow-user", "--max-message-bytes", "--max-connections",
         "--idle-timeout-ms", "--split-expiry-ms"},
        toolgate::cli::run_serve},
+      {"hook",
+       "hook AGENT [--socket PATH] [--timeout-ms MS] [--no-daemon [M...]]\n"
+       "          hook install|uninstall AGENT [--user|--project] [--dir DIR] [--command CMD]",
+       "answer an agent's tool hook (AGENT: claude-code,\n"
+       "codex, gemini-cli, cursor): read its payload on\n"
+       "stdin, ask the daemon (toolgate serve), answer in\n"
+       "the agent's format; any failure blocks the call.\n"
+       "install / uninstall add or remove the hook entries\n"
+       "in the agent's settings file",
+       "  --socket PATH                 the daemon's socket (default: $TOOLGATE_SOCKET,\n"
+       "                                else the user's, else the system-wide one)\n"
+       "  --timeout-ms MS               the longest wait for the daemon (default 5000);\n"
+       "                                past it the call is blocked\n"
+       "  --no-daemon [M...]            load the manifests in this process instead\n"
+       "                                (slower: every hook loads every plugin)\n"
+       "  --user | --project            install: the user's settings (default) or the\n"
+       "                                project's, in DIR (default: the current folder)\n"
+       "  --command CMD                 install: the command the agent runs (default:\n"
+       "                                this toolgate's path + hook AGENT)\n",
+       false,
+       {"--socket", "--timeout-ms", "--dir", "--command"},
+       toolgate::cli::run_hook},
       {"inspect",
        "inspect PLUGIN.so|M... [--config JSON|@FILE] [--json]",
        "what a plugin is (ABI, id, version, capabilities,\n"

@@ -1,6 +1,6 @@
 // serve.cpp -- `toolgate serve M... [--socket PATH] [--group NAME]
 //                [--allow-user USER]... [limits]`
-// The resident daemon (docs/design.md §12): loads the manifest stack once,
+// The resident daemon (docs/design.md §16): loads the manifest stack once,
 // hot-reloads it, and answers split-phase requests (serve/protocol.hpp)
 // from agents' hooks and runtimes over a Unix socket.  Every call is
 // denied until the stack has loaded; a failed reload leaves the old

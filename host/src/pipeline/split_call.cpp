@@ -1,4 +1,4 @@
-// Split-phase calls (docs/design.md §3.4): the same stages as run_call(),
+// Split-phase calls (docs/design.md §3.1): the same stages as run_call(),
 // cut where the tool body would run, because someone else runs it.
 #include "split_call.hpp"
 

@@ -1,4 +1,4 @@
-// split_call.hpp -- one split-phase call (docs/design.md §3.4): the state a
+// split_call.hpp -- one split-phase call (docs/design.md §3.1): the state a
 // call carries from begin_call() to complete_call(), and the three ways it
 // can end.  The table of pending calls and their expiry is split_calls.hpp.
 #pragma once

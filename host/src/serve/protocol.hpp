@@ -1,5 +1,5 @@
 // protocol.hpp -- the split-phase protocol of `toolgate serve`
-// (docs/design.md §12): one JSON request per line, one JSON answer per
+// (docs/design.md §16): one JSON request per line, one JSON answer per
 // line, over a Unix socket.  This file is the protocol without the socket:
 // a request's text in, the answer's text out, so it is tested directly.
 //

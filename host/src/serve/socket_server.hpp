@@ -1,5 +1,5 @@
 // socket_server.hpp -- the Unix socket of `toolgate serve`: who may connect,
-// how much they may send, how many at once (docs/design.md §12.2).
+// how much they may send, how many at once (docs/design.md §16.2).
 //
 // Safe by construction: the socket's folder is created 0700 (0750 with a
 // group) and refused if it already exists owned by someone else or

@@ -5,7 +5,7 @@ For an agent runtime written in Python that runs its own tools and wants
 every call decided by the same guard library as everything else on the
 machine: ask before running a tool (begin), report what it returned
 (complete).  The protocol is one JSON object per line over a Unix socket;
-docs/design.md section 12 describes it.
+docs/design.md section 16 describes it.
 
     from toolgate_client import Client, Denied
     gate = Client()                       # $TOOLGATE_SOCKET or the default path

@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""End to end: `toolgate serve` with the agent-hooks sample policy, and
+`toolgate hook AGENT` run as each agent runs it -- a fresh process per hook,
+the agent's payload (tests/agent_hooks/fixtures/, built from each agent's
+documentation) on stdin.  Also the stdlib-only Python client sample, fifty
+hook processes at once, a reload in the middle of them, a daemon that is
+down or never answers, malformed payloads, and a user the socket refuses.
+
+usage: serve_hooks_test.py TOOLGATE MANIFEST FIXTURES CLIENT_DIR
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+TOOLGATE, MANIFEST, FIXTURES, CLIENT_DIR = sys.argv[1:5]
+sys.path.insert(0, CLIENT_DIR)
+import toolgate_client  # noqa: E402  (the sample under test)
+
+AGENTS = ["claude-code", "codex", "gemini-cli", "cursor"]
+DENY_MARKS = {("permissionDecision", "deny"), ("decision", "deny"), ("decision", "block"),
+              ("permission", "deny")}
+
+
+def fixture(agent, name):
+    with open(os.path.join(FIXTURES, agent, name), "rb") as f:
+        return f.read()
+
+
+def marks(value):
+    """Every (key, string value) pair anywhere in a JSON document."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, str):
+                yield (k, v)
+            yield from marks(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from marks(v)
+
+
+class Hook:
+    def __init__(self, proc):
+        self.code = proc.returncode
+        self.out = proc.stdout.decode()
+        self.err = proc.stderr.decode()
+        try:
+            self.json = json.loads(self.out) if self.out.strip() else {}
+        except ValueError:
+            self.json = None
+
+    def blocked(self):
+        return self.code == 2 or bool(DENY_MARKS & set(marks(self.json or {})))
+
+    def text(self):
+        return self.out + self.err
+
+
+def run_hook(agent, payload, socket_path, *extra, timeout=30, user=None, program=TOOLGATE):
+    cmd = [program, "hook", agent, "--socket", socket_path, *extra]
+    if user:
+        cmd = ["runuser", "-u", user, "--"] + cmd
+    return Hook(subprocess.run(cmd, input=payload, capture_output=True, timeout=timeout))
+
+
+class Daemon:
+    def __init__(self, folder, manifest):
+        self.socket = os.path.join(folder, "run", "toolgate.sock")
+        self.log = open(os.path.join(folder, "serve.log"), "w+")
+        self.proc = subprocess.Popen(
+            [TOOLGATE, "serve", manifest, "--socket", self.socket, "--no-probe"],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 30
+        while not os.path.exists(self.socket):
+            if self.proc.poll() is not None or time.time() > deadline:
+                self.log.seek(0)
+                raise RuntimeError("toolgate serve did not start:\n" + self.log.read())
+            time.sleep(0.02)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(timeout=20)
+        self.log.close()
+        return code
+
+
+class ServeAndHooks(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="tg-serve-")
+        os.chmod(cls.dir, 0o755)
+        cls.manifest = os.path.join(cls.dir, "agent-hooks.json")
+        shutil.copy(MANIFEST, cls.manifest)
+        cls.manifest_dir = os.path.dirname(os.path.abspath(MANIFEST))
+        # Plugin paths in the sample are relative to the build tree's copy.
+        text = open(MANIFEST).read().replace(
+            "../../plugins/", os.path.join(cls.manifest_dir, "../../plugins/"))
+        with open(cls.manifest, "w") as f:
+            f.write(text)
+        cls.daemon = Daemon(cls.dir, cls.manifest)
+
+    @classmethod
+    def tearDownClass(cls):
+        code = cls.daemon.stop()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+        assert code == 0, f"toolgate serve exited {code} on SIGTERM"
+
+    def test_socket_is_private(self):
+        mode = os.stat(self.daemon.socket).st_mode & 0o777
+        self.assertEqual(mode, 0o600)
+        self.assertEqual(os.stat(os.path.dirname(self.daemon.socket)).st_mode & 0o777, 0o700)
+
+    def test_each_agent_allows_a_harmless_call_and_blocks_rm_rf(self):
+        for agent in AGENTS:
+            with self.subTest(agent=agent):
+                ok = run_hook(agent, fixture(agent, "pre_allow.json"), self.daemon.socket)
+                self.assertEqual(ok.code, 0, ok.text())
+                self.assertFalse(ok.blocked(), ok.text())
+                no = run_hook(agent, fixture(agent, "pre_deny.json"), self.daemon.socket)
+                self.assertTrue(no.blocked(), no.text())
+                self.assertIn("toolgate.guard-commands", no.text())
+
+    def test_each_agent_receives_the_rewritten_input_or_an_ask(self):
+        for agent in AGENTS:
+            with self.subTest(agent=agent):
+                r = run_hook(agent, fixture(agent, "pre_rewrite.json"), self.daemon.socket)
+                payload = json.loads(fixture(agent, "pre_rewrite.json"))
+                command = (payload.get("tool_input") or {}).get("command", "")
+                if command == "npm install":
+                    self.assertIn("npm ci", r.out, r.text())
+                    self.assertFalse(r.blocked(), r.text())
+                else:  # a force push: an ask, or a denial where the agent cannot ask
+                    self.assertIn("force-pushing", r.text(), r.text())
+                    if agent != "claude-code":
+                        self.assertTrue(r.blocked(), r.text())
+                    else:
+                        self.assertEqual(r.json["hookSpecificOutput"]["permissionDecision"], "ask")
+
+    def test_a_secret_in_a_tool_output_never_reaches_the_model_unmarked(self):
+        for agent in AGENTS:
+            with self.subTest(agent=agent):
+                pre = run_hook(agent, fixture(agent, "pre_allow.json"), self.daemon.socket)
+                self.assertEqual(pre.code, 0, pre.text())
+                r = run_hook(agent, fixture(agent, "post_secret.json"), self.daemon.socket)
+                self.assertNotIn("AKIAIOSFODNN7EXAMPLE", r.out, r.text())
+                self.assertIn("REDACTED", r.text(), r.text())
+
+    def test_malformed_payloads_block_and_say_why(self):
+        for agent in AGENTS:
+            for payload in (b"", b"not json", b"[]", b'{"hook_event_name": "PreToolUse"}'):
+                with self.subTest(agent=agent, payload=payload):
+                    r = run_hook(agent, payload, self.daemon.socket)
+                    self.assertTrue(r.blocked(), r.text())
+                    self.assertIn("payload", r.err)
+
+    def test_no_daemon_blocks_and_names_the_fix(self):
+        missing = os.path.join(self.dir, "nobody-here.sock")
+        for agent in AGENTS:
+            with self.subTest(agent=agent):
+                r = run_hook(agent, fixture(agent, "pre_allow.json"), missing)
+                self.assertTrue(r.blocked(), r.text())
+                self.assertIn("toolgate serve", r.err)
+
+    def test_a_daemon_that_never_answers_blocks_within_the_bound(self):
+        path = os.path.join(self.dir, "silent.sock")
+        silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        silent.bind(path)
+        silent.listen(8)
+        try:
+            start = time.monotonic()
+            r = run_hook("claude-code", fixture("claude-code", "pre_allow.json"), path,
+                         "--timeout-ms", "300")
+            took = time.monotonic() - start
+            self.assertTrue(r.blocked(), r.text())
+            self.assertIn("did not answer", r.err)
+            self.assertLess(took, 5.0)
+        finally:
+            silent.close()
+
+    def test_the_python_client_sample(self):
+        with toolgate_client.Client(self.daemon.socket) as gate:
+            self.assertEqual(gate.ping()["protocol"], 1)
+            d = gate.begin("Bash", {"command": "ls"}, session_id="py", client="python")
+            self.assertEqual(d["verdict"], "allow")
+            out = gate.complete(d["call_id"], toolgate_client.text_result("a.txt"))
+            self.assertEqual(out["outcome"], "accepted")
+            self.assertEqual(gate.begin("Bash", {"command": "rm -rf /"})["verdict"], "deny")
+            with self.assertRaises(toolgate_client.ProtocolError) as e:
+                gate.complete("never-begun", toolgate_client.text_result("x"))
+            self.assertEqual(e.exception.code, "unknown_call")
+
+    def test_fifty_hooks_at_once_through_a_reload(self):
+        results = [None] * 50
+        payloads = [fixture(AGENTS[i % 4], "pre_deny.json" if i % 2 else "pre_allow.json")
+                    for i in range(50)]
+
+        def one(i):
+            results[i] = run_hook(AGENTS[i % 4], payloads[i], self.daemon.socket, timeout=60)
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(50)]
+        for t in threads:
+            t.start()
+        # A reload in the middle: the same policy, rewritten in place.
+        time.sleep(0.05)
+        os.utime(self.manifest)
+        with open(self.manifest, "a") as f:
+            f.write("\n")
+        for t in threads:
+            t.join()
+        for i, r in enumerate(results):
+            self.assertIsNotNone(r, i)
+            if i % 2:
+                self.assertTrue(r.blocked(), f"{i}: {r.text()}")  # no guard went missing
+            else:
+                self.assertEqual(r.code, 0, f"{i}: {r.text()}")   # no answer lost
+                self.assertFalse(r.blocked(), f"{i}: {r.text()}")
+
+    def test_another_user_is_refused(self):
+        if os.geteuid() != 0 or not shutil.which("runuser"):
+            self.skipTest("needs root and runuser to run the client as nobody")
+        # A copy nobody can run, wherever the build tree is.
+        program = os.path.join(self.dir, "toolgate")
+        shutil.copy(TOOLGATE, program)
+        os.chmod(program, 0o755)
+        r = run_hook("claude-code", fixture("claude-code", "pre_allow.json"), self.daemon.socket,
+                     user="nobody", program=program)
+        self.assertTrue(r.blocked(), r.text())
+        self.assertIn("cannot get an answer", r.err)
+        # Defence in depth: even if someone opens the permissions up, the
+        # daemon checks the peer's credentials before reading a request.
+        folder = os.path.dirname(self.daemon.socket)
+        os.chmod(folder, 0o755)
+        os.chmod(self.daemon.socket, 0o666)
+        try:
+            r = run_hook("claude-code", fixture("claude-code", "pre_allow.json"),
+                         self.daemon.socket, user="nobody", program=program)
+        finally:
+            os.chmod(folder, 0o700)
+            os.chmod(self.daemon.socket, 0o600)
+        self.assertTrue(r.blocked(), r.text())
+        self.assertIn("may not use this daemon", r.err)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"])
