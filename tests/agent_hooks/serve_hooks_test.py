@@ -30,9 +30,25 @@ DENY_MARKS = {("permissionDecision", "deny"), ("decision", "deny"), ("decision",
               ("permission", "deny")}
 
 
-def fixture(agent, name):
+_runs = iter(range(1, 1 << 30))
+
+
+def fixture(agent, name, run=None):
+    """A fixture's payload; with `run`, its tool-use id made unique to that
+    run (the daemon refuses a second begin of an id still pending, as an
+    agent never reuses one), the same for the before and after hooks."""
     with open(os.path.join(FIXTURES, agent, name), "rb") as f:
-        return f.read()
+        data = f.read()
+    if run is None:
+        return data
+    payload = json.loads(data)
+    if "tool_use_id" in payload:
+        payload["tool_use_id"] = f"{payload['tool_use_id']}-{run}"
+    return json.dumps(payload).encode()
+
+
+def new_run():
+    return next(_runs)
 
 
 def marks(value):
@@ -101,8 +117,9 @@ class ServeAndHooks(unittest.TestCase):
         shutil.copy(MANIFEST, cls.manifest)
         cls.manifest_dir = os.path.dirname(os.path.abspath(MANIFEST))
         # Plugin paths in the sample are relative to the build tree's copy.
-        text = open(MANIFEST).read().replace(
-            "../../plugins/", os.path.join(cls.manifest_dir, "../../plugins/"))
+        with open(MANIFEST) as f:
+            text = f.read().replace(
+                "../../plugins/", os.path.join(cls.manifest_dir, "../../plugins/"))
         with open(cls.manifest, "w") as f:
             f.write(text)
         cls.daemon = Daemon(cls.dir, cls.manifest)
@@ -121,7 +138,8 @@ class ServeAndHooks(unittest.TestCase):
     def test_each_agent_allows_a_harmless_call_and_blocks_rm_rf(self):
         for agent in AGENTS:
             with self.subTest(agent=agent):
-                ok = run_hook(agent, fixture(agent, "pre_allow.json"), self.daemon.socket)
+                ok = run_hook(agent, fixture(agent, "pre_allow.json", new_run()),
+                              self.daemon.socket)
                 self.assertEqual(ok.code, 0, ok.text())
                 self.assertFalse(ok.blocked(), ok.text())
                 no = run_hook(agent, fixture(agent, "pre_deny.json"), self.daemon.socket)
@@ -131,7 +149,8 @@ class ServeAndHooks(unittest.TestCase):
     def test_each_agent_receives_the_rewritten_input_or_an_ask(self):
         for agent in AGENTS:
             with self.subTest(agent=agent):
-                r = run_hook(agent, fixture(agent, "pre_rewrite.json"), self.daemon.socket)
+                r = run_hook(agent, fixture(agent, "pre_rewrite.json", new_run()),
+                             self.daemon.socket)
                 payload = json.loads(fixture(agent, "pre_rewrite.json"))
                 command = (payload.get("tool_input") or {}).get("command", "")
                 if command == "npm install":
@@ -147,9 +166,10 @@ class ServeAndHooks(unittest.TestCase):
     def test_a_secret_in_a_tool_output_never_reaches_the_model_unmarked(self):
         for agent in AGENTS:
             with self.subTest(agent=agent):
-                pre = run_hook(agent, fixture(agent, "pre_allow.json"), self.daemon.socket)
+                run = new_run()
+                pre = run_hook(agent, fixture(agent, "pre_allow.json", run), self.daemon.socket)
                 self.assertEqual(pre.code, 0, pre.text())
-                r = run_hook(agent, fixture(agent, "post_secret.json"), self.daemon.socket)
+                r = run_hook(agent, fixture(agent, "post_secret.json", run), self.daemon.socket)
                 self.assertNotIn("AKIAIOSFODNN7EXAMPLE", r.out, r.text())
                 self.assertIn("REDACTED", r.text(), r.text())
 
@@ -199,12 +219,14 @@ class ServeAndHooks(unittest.TestCase):
 
     def test_fifty_hooks_at_once_through_a_reload(self):
         results = [None] * 50
-        payloads = [fixture(AGENTS[i % 4], "pre_deny.json" if i % 2 else "pre_allow.json")
-                    for i in range(50)]
+        payloads = [fixture(AGENTS[i % 4], "pre_deny.json" if i % 2 else "pre_allow.json",
+                            new_run()) for i in range(50)]
 
         def one(i):
             results[i] = run_hook(AGENTS[i % 4], payloads[i], self.daemon.socket, timeout=60)
 
+        with toolgate_client.Client(self.daemon.socket) as gate:
+            generation = gate.ping()["generation"]
         threads = [threading.Thread(target=one, args=(i,)) for i in range(50)]
         for t in threads:
             t.start()
@@ -222,6 +244,14 @@ class ServeAndHooks(unittest.TestCase):
             else:
                 self.assertEqual(r.code, 0, f"{i}: {r.text()}")   # no answer lost
                 self.assertFalse(r.blocked(), f"{i}: {r.text()}")
+        # The reload did happen (a new generation serves).
+        deadline = time.time() + 10
+        while True:
+            with toolgate_client.Client(self.daemon.socket) as gate:
+                if gate.ping()["generation"] > generation:
+                    break
+            self.assertLess(time.time(), deadline, "the manifest change was never reloaded")
+            time.sleep(0.05)
 
     def test_another_user_is_refused(self):
         if os.geteuid() != 0 or not shutil.which("runuser"):

@@ -18,7 +18,9 @@
 
 #include <toolgate/json.hpp>
 
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/json/value_to.hpp>
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -92,7 +94,13 @@ class DaemonDecider final : public Decider {
       wait_for(POLLOUT);
       ssize_t n = ::send(fd_, line.data() + done, line.size() - done, MSG_NOSIGNAL);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw unreachable(std::string("sending failed: ") + strerror(errno));
+      if (n <= 0) {
+        // A daemon that refuses a peer answers why and closes before
+        // reading: that answer is the better message.
+        std::string why = strerror(errno);
+        if (auto refusal = read_pending_answer()) return std::move(*refusal);
+        throw unreachable("sending failed: " + why);
+      }
       done += static_cast<std::size_t>(n);
     }
     for (;;) {
@@ -122,6 +130,20 @@ class DaemonDecider final : public Decider {
                        what +
                        "; start it (`toolgate serve`, or `systemctl --user start toolgate`), "
                        "point --socket / TOOLGATE_SOCKET at it, or use --no-daemon");
+  }
+
+  // An answer already waiting on the socket, without blocking.
+  std::optional<json::object> read_pending_answer() {
+    char buf[65536];
+    ssize_t n;
+    while ((n = ::recv(fd_, buf, sizeof buf, MSG_DONTWAIT)) > 0)
+      buffer_.append(buf, static_cast<std::size_t>(n));
+    auto nl = buffer_.find('\n');
+    if (nl == std::string::npos) return std::nullopt;
+    std::string why;
+    auto v = parse_untrusted(std::string_view(buffer_).substr(0, nl), 64, &why);
+    if (!v || !v->is_object()) return std::nullopt;
+    return std::move(v->get_object());
   }
 
   void connect() {
@@ -242,7 +264,10 @@ agent_hooks::BeforeAnswer before_answer(const json::object& a) {
   } else if (verdict == "deny") {
     out.verdict = SplitBegin::Verdict::deny;
     ToolResult r = result_of(a);
-    if (r.error) out.denied_by = r.error->source + " (" + r.error->code + ")";
+    if (r.error) {
+      out.denied_by = r.error->source + " (" + r.error->code + ")";
+      out.error_code = r.error->code;
+    }
   } else {
     throw HookFailure("the daemon's answer has an unknown verdict \"" + verdict + "\"");
   }
