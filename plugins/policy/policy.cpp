@@ -1,6 +1,7 @@
 // policy.cpp -- the deployer's pre-execute workhorse: an ordered rule list.
 //
-// A rule matches tool-name globs and argument conditions (all must hold) and
+// A rule matches tool-name globs, who asks (the calling program and whether a
+// subagent makes the call) and argument conditions (all must hold) and
 // yields a verdict (keep / allow / ask / deny) and/or argument rewrites.  The
 // first matching rule wins; when none matches, the default verdict applies.
 // Everything is compiled at init (globs split, regexes built); a call that
@@ -42,8 +43,42 @@ sdk::PreVerdict to_sdk(Verdict v, const std::string& reason) {
   return sdk::PreVerdict::keep();
 }
 
+// Who asks (ABI 1.3's client and agent_id): the calling program's name
+// against globs, and whether a subagent makes the call.  Either may be left
+// out (no "callers" key at all: every caller); a caller the host cannot
+// name has an empty client.
+struct Callers {
+  std::optional<NameGlobs> clients;
+  std::optional<bool> subagent;
+
+  bool matches(const sdk::Call& call) const {
+    if (clients && !clients->matches(call.client())) return false;
+    if (subagent && *subagent != !call.agent_id().empty()) return false;
+    return true;
+  }
+};
+
+Callers parse_callers(const ConfigObject& rule) {
+  Callers r;
+  if (!rule.has("callers")) return r;
+  ConfigObject c = rule.object("callers");
+  c.only({"clients", "subagent"});
+  if (!c.has("clients") && !c.has("subagent"))
+    throw ConfigError(c.path(),
+                      "\"callers\" needs \"clients\" (globs over the calling program) or "
+                      "\"subagent\" (true or false), or both");
+  if (c.has("clients")) {
+    auto globs = c.strings("clients");
+    if (globs.empty()) throw ConfigError(c.path("clients"), "must list at least one glob");
+    r.clients.emplace(std::move(globs));
+  }
+  if (c.has("subagent")) r.subagent = c.boolean("subagent");
+  return r;
+}
+
 struct Rule {
   NameGlobs tools;
+  Callers callers;
   std::vector<Condition> when;
   Verdict verdict = Verdict::keep;
   std::string reason;
@@ -52,10 +87,11 @@ struct Rule {
 
 Rule parse_rule(const json::value& v, const std::string& path) {
   ConfigObject c = ConfigObject::of(v, path);
-  c.only({"name", "tools", "when", "verdict", "reason", "set", "remove"});
+  c.only({"name", "tools", "callers", "when", "verdict", "reason", "set", "remove"});
   Rule r;
   c.string("name", "");  // a label for humans; validated, not used
   r.tools = NameGlobs(c.strings("tools", std::vector<std::string>{}));
+  r.callers = parse_callers(c);
   if (c.has("when")) {
     const auto& when = c.array("when");
     for (std::size_t i = 0; i < when.size(); ++i)
@@ -97,6 +133,9 @@ class Policy {
           "type": "object", "additionalProperties": false, "properties": {
             "name": {"type": "string"},
             "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+            "callers": {"type": "object", "additionalProperties": false, "properties": {
+              "clients": )json" TGP_SCHEMA_STRINGS R"json(,
+              "subagent": {"type": "boolean"}}},
             "when": {"type": "array", "items": {
               "type": "object", "additionalProperties": false, "required": ["pointer"],
               "properties": {
@@ -136,7 +175,7 @@ class Policy {
   sdk::PreVerdict decide(const sdk::Call& call) const {
     LazyArgs args(call);
     for (const Rule& r : rules_) {
-      if (!r.tools.matches(call.tool())) continue;
+      if (!r.tools.matches(call.tool()) || !r.callers.matches(call)) continue;
       bool all = true;
       for (const Condition& cond : r.when)
         if (!cond.holds(args)) {

@@ -12,6 +12,11 @@
  *   VARIANT_ABI_1_1                 built against ABI 1.1: the descriptor
  *                                   ends before config_schema; must load
  *                                   (with no schema) and see the 1.2 host
+ *   VARIANT_ABI_1_2                 built against ABI 1.2: its tg_call_info
+ *                                   ends at `attempt`.  The host must not
+ *                                   write past it; the guard denies naming
+ *                                   the tool and whether the bytes after
+ *                                   its struct came back untouched
  *   VARIANT_BIG_DESCRIPTOR          a descriptor larger than this host knows
  *                                   (built against a newer SDK): loads
  *   VARIANT_FUTURE                  built against a future SDK whose host
@@ -33,6 +38,8 @@
 #define VARIANT_MINOR 0
 #elif defined(VARIANT_ABI_1_1)
 #define VARIANT_MINOR 1
+#elif defined(VARIANT_ABI_1_2)
+#define VARIANT_MINOR 2
 #else
 #define VARIANT_MINOR TOOLGATE_ABI_MINOR
 #endif
@@ -47,8 +54,50 @@ typedef struct future_host_api {
 static int host_has_future_member;
 #endif
 
+#ifdef VARIANT_ABI_1_2
+/* tg_call_info as the 1.2 header declared it: no client, no agent_id. */
+typedef struct call_info_1_2 {
+  uint32_t struct_size;
+  tg_str tool_name, call_id, session_id, parent_token, stage;
+  uint32_t annotations;
+  uint32_t attempt;
+} call_info_1_2;
+typedef char call_info_1_2_is_the_old_prefix[sizeof(call_info_1_2) == offsetof(tg_call_info, client)
+                                                 ? 1
+                                                 : -1];
+static const tg_host_api *variant_host;
+#endif
+
 static tg_status guard(void *ud, const tg_call *call, int32_t *verdict) {
   (void)ud;
+#ifdef VARIANT_ABI_1_2
+  {
+    /* The plugin's own bytes right after its struct: a canary. */
+    struct {
+      call_info_1_2 info;
+      unsigned char after[2 * sizeof(tg_str)];
+    } buf;
+    char reason[128] = "call_info 1.2: ";
+    size_t i, n = strlen(reason);
+    int untouched = 1;
+    memset(&buf, 0x5a, sizeof buf);
+    buf.info.struct_size = sizeof buf.info;
+    if (variant_host->call_info(call, (tg_call_info *)(void *)&buf.info) != TG_OK) {
+      variant_host->set_error(call, "call_info refused the 1.2 struct");
+      return TG_ERROR;
+    }
+    for (i = 0; i < sizeof buf.after; i++)
+      if (buf.after[i] != 0x5a) untouched = 0;
+    if (buf.info.tool_name.size < 40) {
+      memcpy(reason + n, buf.info.tool_name.data, buf.info.tool_name.size);
+      n += buf.info.tool_name.size;
+    }
+    strcpy(reason + n, untouched ? ", tail untouched" : ", tail overwritten");
+    variant_host->set_reason(call, (tg_str){reason, strlen(reason)});
+    *verdict = TG_GUARD_DENY;
+    return TG_OK;
+  }
+#endif
 #ifdef VARIANT_FUTURE
   {
     const tg_host_api *api = (const tg_host_api *)ud;
@@ -82,6 +131,9 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
   memset(&o, 0, sizeof o);
   o.struct_size = sizeof o;
   o.name = "variant";
+#ifdef VARIANT_ABI_1_2
+  variant_host = api;
+#endif
 #ifdef VARIANT_FUTURE
   /* What TOOLGATE_HOST_HAS expands to, for the future table's member. */
   host_has_future_member = api->struct_size >= offsetof(future_host_api, future_member) +

@@ -9,6 +9,8 @@
  *                      ("mutation allowed: ...") or the wrapper fail
  *   {"tool":"bad-json"|"no-value"|"error"|"timeout"}
  *   {"finalize":"change-error"|"fail"}
+ *   {"guard":"who"}    the guard reads call_info (ABI 1.3) and denies with
+ *                      "client=<client> agent=<agent_id>"
  */
 #include <toolgate/toolgate.h>
 
@@ -19,6 +21,7 @@ typedef struct state {
   char fail[16];
   char tool[16];
   char finalize[16];
+  char guard[16];
 } state;
 
 static const tg_host_api *host;
@@ -75,8 +78,37 @@ static tg_status pre(void *ud, tg_call *call, int32_t *verdict) {
   return fail_if((const state *)ud, call, "pre");
 }
 
+/* "client=<client> agent=<agent_id>" from call_info: who asks. */
+static tg_status deny_naming_who_asks(const tg_call *call, int32_t *verdict) {
+  tg_call_info info;
+  char reason[160];
+  size_t n = 0;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  if (host->call_info(call, &info) != TG_OK) {
+    host->set_error(call, "call_info failed");
+    return TG_ERROR;
+  }
+  if (info.client.size > 60 || info.agent_id.size > 60) {
+    host->set_error(call, "client or agent_id too long for this test");
+    return TG_ERROR;
+  }
+  memcpy(reason + n, "client=", 7);
+  n += 7;
+  if (info.client.size) memcpy(reason + n, info.client.data, info.client.size);
+  n += info.client.size;
+  memcpy(reason + n, " agent=", 7);
+  n += 7;
+  if (info.agent_id.size) memcpy(reason + n, info.agent_id.data, info.agent_id.size);
+  n += info.agent_id.size;
+  host->set_reason(call, (tg_str){reason, n});
+  *verdict = TG_GUARD_DENY;
+  return TG_OK;
+}
+
 static tg_status guard(void *ud, const tg_call *call, int32_t *verdict) {
   *verdict = TG_GUARD_ABSTAIN; /* the status must win over this */
+  if (strcmp(((const state *)ud)->guard, "who") == 0) return deny_naming_who_asks(call, verdict);
   if (strcmp(((const state *)ud)->fail, "mutate") == 0) {
     const char *allowed = first_allowed_mutation(call);
     if (allowed) {
@@ -158,6 +190,7 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
   config_value(config, "fail", s->fail, sizeof s->fail);
   config_value(config, "tool", s->tool, sizeof s->tool);
   config_value(config, "finalize", s->finalize, sizeof s->finalize);
+  config_value(config, "guard", s->guard, sizeof s->guard);
   memset(&o, 0, sizeof o);
   o.struct_size = sizeof o;
   o.user_data = s;

@@ -258,3 +258,53 @@ TEST(PluginAbi, PluginsCannotForgeHostEvents) {
   EXPECT_EQ(status[0].data.at("status"), TG_INVALID_ARGUMENT);
   EXPECT_EQ(f.recorder->of_type("tool/result").size(), 1u);
 }
+
+namespace {
+
+ToolCall asked_by(std::string tool, std::string client, std::string agent_id) {
+  ToolCall c;
+  c.identity.tool = std::move(tool);
+  c.identity.session_id = "s1";
+  c.identity.client = std::move(client);
+  c.identity.agent_id = std::move(agent_id);
+  c.arguments = json::object{};
+  return c;
+}
+
+}  // namespace
+
+// ABI 1.3: call_info carries who asks -- the entry point's client and
+// agent_id -- to a C plugin, through whole calls and split-phase calls.
+TEST(PluginAbi, ACPluginSeesTheCallsClientAndAgentId) {
+  PluginFixture f;
+  f.c_status({{"guard", "who"}});
+  auto r = f.host.call(asked_by("echo", "claude-code", "sub-7"));
+  ASSERT_EQ(code_of(r), "denied");
+  EXPECT_EQ(r.error->message, "client=claude-code agent=sub-7");
+  // Unknown caller, main agent: both empty.
+  r = f.call("echo");
+  ASSERT_EQ(code_of(r), "denied");
+  EXPECT_EQ(r.error->message, "client= agent=");
+  EXPECT_EQ(*f.body_runs, 0);
+
+  auto b = f.host.begin_call(asked_by("Bash", "codex", "reviewer"));
+  EXPECT_EQ(b.verdict, SplitBegin::Verdict::deny);
+  EXPECT_EQ(b.reason, "client=codex agent=reviewer");
+  b = f.host.begin_call(asked_by("Bash", "mcp", ""));
+  EXPECT_EQ(b.verdict, SplitBegin::Verdict::deny);
+  EXPECT_EQ(b.reason, "client=mcp agent=");
+}
+
+// A plugin built against ABI 1.2 passes the shorter tg_call_info (it ends
+// at `attempt`): it still loads, call_info still answers it, and the host
+// writes nothing past its struct_size.
+TEST(PluginAbi, APluginBuiltForAbi12ReadsItsShorterCallInfo) {
+  PluginFixture f;
+  f.load("test.variant", test_plugin("variant_abi_1_2"));
+  auto r = f.host.call(asked_by("echo", "claude-code", "sub-7"));
+  ASSERT_EQ(code_of(r), "denied") << json::serialize(r.to_json());
+  EXPECT_EQ(r.error->message, "call_info 1.2: echo, tail untouched");
+  auto b = f.host.begin_call(asked_by("Bash", "codex", "reviewer"));
+  EXPECT_EQ(b.verdict, SplitBegin::Verdict::deny);
+  EXPECT_EQ(b.reason, "call_info 1.2: Bash, tail untouched");
+}

@@ -11,6 +11,17 @@ json::object rules(json::array r, json::object extra = {}) {
   return extra;
 }
 
+ToolResult call_as(LibraryFixture& f, std::string tool, std::string client, std::string agent_id,
+                   json::object args = {}) {
+  ToolCall c;
+  c.identity.tool = std::move(tool);
+  c.identity.session_id = "s1";
+  c.identity.client = std::move(client);
+  c.identity.agent_id = std::move(agent_id);
+  c.arguments = std::move(args);
+  return f.host.call(std::move(c));
+}
+
 }  // namespace
 
 TEST(PolicyPlugin, ADenyRuleStopsTheCallBeforeTheBody) {
@@ -201,6 +212,66 @@ TEST(PolicyPlugin, DefaultVerdicts) {
   }
 }
 
+// "callers": who asks -- the calling program (globs) and whether a subagent
+// makes the call (ABI 1.3's client and agent_id).
+TEST(PolicyPlugin, CallersSubagentMatchesOnlySubagentCalls) {
+  LibraryFixture f;
+  f.load("policy", rules({json::object{{"callers", json::object{{"subagent", true}}},
+                                       {"verdict", "deny"},
+                                       {"reason", "not for subagents"}}}));
+  auto r = call_as(f, "echo", "claude-code", "sub-1");
+  EXPECT_EQ(code_of(r), "denied");
+  EXPECT_EQ(r.error->message, "not for subagents");
+  EXPECT_FALSE(call_as(f, "echo", "claude-code", "").is_error);
+  EXPECT_FALSE(f.call("echo").is_error);  // no identity at all: the main agent
+  EXPECT_EQ(*f.body_runs, 2);
+  // Split-phase calls (the agents' hooks) are matched the same way.
+  ToolCall c;
+  c.identity = {"", "Bash", "s1", "", "codex", "sub-2"};
+  c.arguments = json::object{{"command", "ls"}};
+  EXPECT_EQ(f.host.begin_call(c).verdict, SplitBegin::Verdict::deny);
+  c.identity.agent_id = "";
+  EXPECT_EQ(f.host.begin_call(c).verdict, SplitBegin::Verdict::allow);
+}
+
+TEST(PolicyPlugin, CallersSubagentFalseMatchesOnlyTheMainAgent) {
+  LibraryFixture f;
+  f.load("policy", rules({json::object{{"callers", json::object{{"subagent", false}}},
+                                       {"verdict", "deny"},
+                                       {"reason", "main agent only"}}}));
+  EXPECT_EQ(code_of(call_as(f, "echo", "codex", "")), "denied");
+  EXPECT_FALSE(call_as(f, "echo", "codex", "sub-1").is_error);
+}
+
+TEST(PolicyPlugin, CallersClientGlobsAndTheReadmeExample) {
+  {
+    LibraryFixture f;
+    f.load("policy", rules({json::object{{"callers", json::object{{"clients", "*-cli"}}},
+                                         {"verdict", "deny"},
+                                         {"reason", "no CLIs"}}}));
+    EXPECT_EQ(code_of(call_as(f, "echo", "gemini-cli", "")), "denied");
+    EXPECT_FALSE(call_as(f, "echo", "claude-code", "").is_error);
+    EXPECT_FALSE(call_as(f, "echo", "", "").is_error);  // an embedder's own call
+  }
+  {
+    // plugins/README.md: deny Bash to claude-code's subagents.
+    LibraryFixture f;
+    f.add_tool("Bash", 0);
+    f.load("policy", rules({json::object{
+                         {"tools", "Bash"},
+                         {"callers", json::object{{"clients", "claude-code"}, {"subagent", true}}},
+                         {"verdict", "deny"},
+                         {"reason", "subagents may not run shell commands"}}}));
+    auto r = call_as(f, "Bash", "claude-code", "explorer");
+    EXPECT_EQ(code_of(r), "denied");
+    EXPECT_EQ(r.error->message, "subagents may not run shell commands");
+    EXPECT_FALSE(call_as(f, "Bash", "claude-code", "").is_error);          // the main agent
+    EXPECT_FALSE(call_as(f, "Bash", "codex", "explorer").is_error);        // another client
+    EXPECT_FALSE(call_as(f, "echo", "claude-code", "explorer").is_error);  // another tool
+    EXPECT_EQ(*f.body_runs, 3);  // only the subagent's Bash was stopped
+  }
+}
+
 TEST(PolicyPlugin, BadConfigsNameTheKeyAndTheFix) {
   struct Case {
     json::object config;
@@ -237,6 +308,14 @@ TEST(PolicyPlugin, BadConfigsNameTheKeyAndTheFix) {
        "/plugins/0/config/rules/0/remove/1", "must be a string"},
       {{{"default", "deny"}}, "/plugins/0/config/default_reason", "needs a reason"},
       {{{"rules", json::object{}}}, "/plugins/0/config/rules", "must be an array"},
+      {rules({json::object{{"callers", json::object{{"client", "codex"}}}}}),
+       "/plugins/0/config/rules/0/callers/client", "unknown key"},
+      {rules({json::object{{"callers", json::object{{"subagent", "yes"}}}}}),
+       "/plugins/0/config/rules/0/callers/subagent", "must be true or false"},
+      {rules({json::object{{"callers", json::object{}}}}), "/plugins/0/config/rules/0/callers",
+       "needs \"clients\""},
+      {rules({json::object{{"callers", json::object{{"clients", json::array{}}}}}}),
+       "/plugins/0/config/rules/0/callers/clients", "at least one glob"},
   };
   for (const auto& c : cases) {
     LibraryFixture f;

@@ -162,6 +162,12 @@ tg_status call_info(const tg_call* c, tg_call_info* out) {
   out->stage = ts(c->view.stage);
   out->annotations = c->view.annotations;
   out->attempt = c->view.attempt;
+  // Appended in 1.3: written only when the plugin's struct has room for
+  // them; an older plugin's shorter struct ends at `attempt`.
+  if (out->struct_size >= offsetof(tg_call_info, client) + sizeof(tg_str))
+    out->client = ts(id.client);
+  if (out->struct_size >= offsetof(tg_call_info, agent_id) + sizeof(tg_str))
+    out->agent_id = ts(id.agent_id);
   return TG_OK;
 }
 

@@ -82,6 +82,12 @@ class Call {
   std::string_view stage() const { return from_tg(info_.stage); }
   std::uint32_t annotations() const { return info_.annotations; }
   std::uint32_t attempt() const { return info_.attempt; }
+  // Who asks (ABI 1.3): the calling program ("claude-code", "mcp", ...) and
+  // the subagent making the call.  Empty when unknown, for the main agent,
+  // and on a host older than 1.3 (which leaves the zeroed fields alone).
+  std::string_view client() const { return from_tg(info_.client); }
+  std::string_view agent_id() const { return from_tg(info_.agent_id); }
+  bool subagent() const { return !agent_id().empty(); }
 
   // One string argument by JSON Pointer, without parsing anything.
   std::optional<std::string_view> arg_string(const char* pointer) const {

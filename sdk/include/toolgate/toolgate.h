@@ -76,12 +76,14 @@ extern "C" {
  *     plugin sees what the host has (TOOLGATE_HOST_HAS).
  */
 #define TOOLGATE_ABI_MAJOR 1
-#define TOOLGATE_ABI_MINOR 2
+#define TOOLGATE_ABI_MINOR 3
 /* What each minor appended:
  *   1.1  the descriptor's export_state / import_state (hot-reload handoff)
  *   1.2  reading the config without parsing JSON: the host API's config_get
  *        and config_string, and the descriptor's config_schema, which the
- *        host checks the manifest's config against before init runs */
+ *        host checks the manifest's config against before init runs
+ *   1.3  who asks: tg_call_info's client and agent_id (the program whose
+ *        call it is, and the subagent making it) */
 
 /* ======================================================================
  * 2. Basic types
@@ -263,7 +265,26 @@ typedef struct tg_plugin_descriptor {
  */
 
 /* Hot metadata of a call, filled by host->call_info().  All strings are
- * borrowed for the duration of the callback. */
+ * borrowed for the duration of the callback.
+ *
+ * Set struct_size = sizeof(tg_call_info).  The host fills the fields that
+ * fit in struct_size and leaves the rest alone: a plugin built against an
+ * older header passes its shorter struct and gets what it knows.  Fields
+ * appended in a later minor are filled only by a host of that minor; on an
+ * older host they keep what the plugin put there, so zero the struct first
+ * (tg_call_info info = {0}) and an unknown field reads as empty.  A
+ * struct_size smaller than the 1.0 struct is refused (TG_INVALID_ARGUMENT).
+ *
+ * Who asks (since ABI 1.3): client and agent_id are set by the entry point
+ * that received the call, from what the caller's transport says -- never by
+ * a hook, which cannot change them.
+ *   client    the program whose call this is: "claude-code", "codex",
+ *             "gemini-cli", "cursor", "mcp" (the MCP gateway); empty for
+ *             an embedder's own calls, or when the entry point cannot tell.
+ *   agent_id  the subagent making the call; empty for the main agent, or
+ *             when unknown.  Non-empty means "a subagent asks": a guard can
+ *             refuse subagent calls (or only some clients' subagents) on
+ *             that, without parsing anything. */
 typedef struct tg_call_info {
   uint32_t struct_size;
   tg_str tool_name;     /* the tool being called                         */
@@ -273,6 +294,9 @@ typedef struct tg_call_info {
   tg_str stage;         /* "tools/pre-execute", "guard", ...             */
   uint32_t annotations; /* TG_TOOL_* bits of the tool's definition     */
   uint32_t attempt;     /* execute wrappers / tools: 0 on the first try  */
+  /* ---- since ABI 1.3 ---- */
+  tg_str client;   /* the calling program; empty when unknown           */
+  tg_str agent_id; /* the subagent; empty for the main agent or unknown */
 } tg_call_info;
 
 /* ---- 5.1 pre-execute (a waterfall, deployer policy) -------------------

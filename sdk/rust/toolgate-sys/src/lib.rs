@@ -22,7 +22,7 @@ pub use std::os::raw::{c_char, c_void};
 
 // ---- 1. Versioning ----------------------------------------------------------
 pub const TOOLGATE_ABI_MAJOR: u16 = 1;
-pub const TOOLGATE_ABI_MINOR: u16 = 2;
+pub const TOOLGATE_ABI_MINOR: u16 = 3;
 
 // ---- 2. Basic types ---------------------------------------------------------
 pub type tg_status = i32;
@@ -150,6 +150,9 @@ pub struct tg_call_info {
     pub stage: tg_str,
     pub annotations: u32,
     pub attempt: u32,
+    // since ABI 1.3: who asks (empty when unknown / the main agent)
+    pub client: tg_str,
+    pub agent_id: tg_str,
 }
 
 pub const TG_PRE_KEEP: i32 = 0;
