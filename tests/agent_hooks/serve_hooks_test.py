@@ -173,6 +173,23 @@ class ServeAndHooks(unittest.TestCase):
                 self.assertNotIn("AKIAIOSFODNN7EXAMPLE", r.out, r.text())
                 self.assertIn("REDACTED", r.text(), r.text())
 
+    def test_subagent_calls_are_seen_and_refused_by_policy(self):
+        # Codex's subagent fixture runs a shell command: the policy's
+        # callers rule refuses it, while the main agent's call goes through.
+        r = run_hook("codex", fixture("codex", "pre_subagent.json", new_run()), self.daemon.socket)
+        self.assertTrue(r.blocked(), r.text())
+        self.assertIn("subagents may not run shell commands", r.text())
+        # Claude Code's subagent reads a file: not a shell call, allowed.
+        r = run_hook("claude-code", fixture("claude-code", "pre_subagent.json", new_run()),
+                     self.daemon.socket)
+        self.assertFalse(r.blocked(), r.text())
+        # The same harmless shell call, once from a Claude Code subagent.
+        payload = json.loads(fixture("claude-code", "pre_allow.json", new_run()))
+        payload.update(agent_id="agent-42", agent_type="Explore")
+        r = run_hook("claude-code", json.dumps(payload).encode(), self.daemon.socket)
+        self.assertTrue(r.blocked(), r.text())
+        self.assertIn("subagents may not run shell commands", r.text())
+
     def test_malformed_payloads_block_and_say_why(self):
         for agent in AGENTS:
             for payload in (b"", b"not json", b"[]", b'{"hook_event_name": "PreToolUse"}'):
