@@ -594,3 +594,44 @@ TEST(AgentFormatCursor, AfterReplies) {
   // Observe-only events: no reply fields.
   EXPECT_EQ(f.after(parse("cursor", "post_shell_secret.json"), blocked("x")).stdout_text, "");
 }
+
+// Contexts before the call, where an agent has no documented field for them:
+// Gemini shows them to the user on an allow and to the model on a deny;
+// Cursor sends them as agent_message.
+TEST(AgentFormatGeminiCli, ContextsBeforeTheCall) {
+  const AgentFormat& f = fmt("gemini-cli");
+  HookRequest r = parse("gemini-cli", "pre_allow.json");
+  BeforeAnswer a = allow();
+  a.additional_contexts = {"one", "two"};
+  json::object o = out_of(f.before(r, a));
+  EXPECT_EQ(str(o.at("decision")), "allow");
+  EXPECT_EQ(str(o.at("systemMessage")), "one\n\ntwo");
+  BeforeAnswer d = deny("no");
+  d.additional_contexts = {"why"};
+  EXPECT_EQ(str(out_of(f.before(r, d)).at("reason")),
+            "toolgate: denied by guard.commands/deny: no\n\nwhy");
+}
+
+TEST(AgentFormatCursor, ContextsBeforeTheCall) {
+  const AgentFormat& f = fmt("cursor");
+  HookRequest r = parse("cursor", "pre_allow.json");
+  BeforeAnswer a = allow();
+  a.additional_contexts = {"one"};
+  json::object o = out_of(f.before(r, a));
+  EXPECT_EQ(str(o.at("permission")), "allow");
+  EXPECT_EQ(str(o.at("agent_message")), "one");
+  BeforeAnswer d = deny("no");
+  d.additional_contexts = {"why"};
+  json::object od = out_of(f.before(r, d));
+  EXPECT_EQ(str(od.at("user_message")), "toolgate: denied by guard.commands/deny: no");
+  EXPECT_EQ(str(od.at("agent_message")), "toolgate: denied by guard.commands/deny: no\n\nwhy");
+}
+
+TEST(AgentFormatClaudeCode, NonObjectInputIsWrapped) {
+  json::object p = fixture("claude-code", "pre_allow.json").as_object();
+  p["tool_input"] = "raw text";
+  EXPECT_EQ(fmt("claude-code").parse(p).arguments, (json::object{{"input", "raw text"}}));
+  json::object c = fixture("cursor", "pre_mcp.json").as_object();
+  c["tool_input"] = "not json";
+  EXPECT_EQ(fmt("cursor").parse(c).arguments, (json::object{{"input", "not json"}}));
+}
