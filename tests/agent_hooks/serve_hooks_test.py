@@ -10,6 +10,7 @@ usage: serve_hooks_test.py TOOLGATE MANIFEST FIXTURES CLIENT_DIR
 """
 
 import json
+import pathlib
 import os
 import shutil
 import signal
@@ -269,6 +270,57 @@ class ServeAndHooks(unittest.TestCase):
                     break
             self.assertLess(time.time(), deadline, "the manifest change was never reloaded")
             time.sleep(0.05)
+
+    def test_an_oversized_request_is_refused_and_the_daemon_serves_on(self):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(20)
+        s.connect(self.daemon.socket)
+        big = b'{"op":"ping","pad":"' + b"x" * (9 << 20) + b'"}\n'
+        try:
+            s.sendall(big)
+        except OSError:
+            pass  # the daemon may close before reading it all
+        answer = s.makefile("rb").readline()
+        s.close()
+        self.assertIn(b"too_large", answer)
+        with toolgate_client.Client(self.daemon.socket) as gate:
+            self.assertEqual(gate.ping()["protocol"], 1)
+
+    def test_install_keeps_other_hooks_and_uninstall_removes_only_its_own(self):
+        project = os.path.join(self.dir, "project")
+        settings = os.path.join(project, ".claude", "settings.json")
+        os.makedirs(os.path.dirname(settings))
+        theirs = {"model": "x", "hooks": {"PreToolUse": [
+            {"matcher": "Write", "hooks": [{"type": "command", "command": "my-linter"}]}]}}
+        with open(settings, "w") as f:
+            json.dump(theirs, f)
+
+        def tg(*args):
+            return subprocess.run([TOOLGATE, "hook", *args, "--project", "--dir", project,
+                                   "--command", "toolgate hook claude-code"],
+                                  capture_output=True, text=True, timeout=30)
+
+        r = tg("install", "claude-code")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        installed = json.loads(pathlib.Path(settings).read_text())
+        self.assertEqual(installed["model"], "x")
+        commands = [h["command"] for g in installed["hooks"]["PreToolUse"] for h in g["hooks"]]
+        self.assertIn("my-linter", commands)
+        self.assertIn("toolgate hook claude-code", commands)
+        self.assertTrue(os.path.exists(settings + ".toolgate-backup"))
+        again = tg("install", "claude-code")
+        self.assertIn("nothing changed", again.stdout)
+        self.assertEqual(json.loads(pathlib.Path(settings).read_text()), installed)
+        r = tg("uninstall", "claude-code")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(pathlib.Path(settings).read_text()), theirs)
+        # A file that does not parse is refused and left as it was.
+        with open(settings, "w") as f:
+            f.write('{"hooks": ')
+        r = tg("install", "claude-code")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("not changed", r.stderr)
+        self.assertEqual(pathlib.Path(settings).read_text(), '{"hooks": ')
 
     def test_another_user_is_refused(self):
         if os.geteuid() != 0 or not shutil.which("runuser"):
