@@ -6,7 +6,10 @@ documentation) on stdin.  Also the stdlib-only Python client sample, fifty
 hook processes at once, a reload in the middle of them, a daemon that is
 down or never answers, malformed payloads, and a user the socket refuses.
 
-usage: serve_hooks_test.py TOOLGATE MANIFEST FIXTURES CLIENT_DIR
+usage: serve_hooks_test.py TOOLGATE MANIFEST FIXTURES CLIENT_DIR TOOLGATE_HOOK
+
+The hooks run as `toolgate-hook AGENT` (what `install` writes); one test
+checks `toolgate hook AGENT` answers the same, and `--no-daemon`.
 """
 
 import json
@@ -22,7 +25,7 @@ import threading
 import time
 import unittest
 
-TOOLGATE, MANIFEST, FIXTURES, CLIENT_DIR = sys.argv[1:5]
+TOOLGATE, MANIFEST, FIXTURES, CLIENT_DIR, TOOLGATE_HOOK = sys.argv[1:6]
 sys.path.insert(0, CLIENT_DIR)
 import toolgate_client  # noqa: E402  (the sample under test)
 
@@ -81,8 +84,10 @@ class Hook:
         return self.out + self.err
 
 
-def run_hook(agent, payload, socket_path, *extra, timeout=30, user=None, program=TOOLGATE):
-    cmd = [program, "hook", agent, "--socket", socket_path, *extra]
+def run_hook(agent, payload, socket_path, *extra, timeout=30, user=None, program=TOOLGATE_HOOK):
+    cmd = [program, agent, "--socket", socket_path, *extra]
+    if os.path.basename(program) == "toolgate":
+        cmd.insert(1, "hook")
     if user:
         cmd = ["runuser", "-u", user, "--"] + cmd
     return Hook(subprocess.run(cmd, input=payload, capture_output=True, timeout=timeout))
@@ -190,6 +195,23 @@ class ServeAndHooks(unittest.TestCase):
         r = run_hook("claude-code", json.dumps(payload).encode(), self.daemon.socket)
         self.assertTrue(r.blocked(), r.text())
         self.assertIn("subagents may not run shell commands", r.text())
+
+    def test_toolgate_hook_answers_as_toolgate_hook_does_and_without_the_daemon(self):
+        for agent in AGENTS:
+            with self.subTest(agent=agent):
+                payload = fixture(agent, "pre_deny.json", new_run())
+                small = run_hook(agent, payload, self.daemon.socket)
+                full = run_hook(agent, payload, self.daemon.socket, program=TOOLGATE)
+                self.assertEqual((small.code, small.out), (full.code, full.out))
+                alone = subprocess.run([TOOLGATE, "hook", agent, "--no-daemon", self.manifest],
+                                       input=fixture(agent, "pre_deny.json", new_run()),
+                                       capture_output=True, timeout=60)
+                self.assertTrue(Hook(alone).blocked(), Hook(alone).text())
+                self.assertIn(b"toolgate.guard-commands", alone.stdout + alone.stderr)
+                ok = subprocess.run([TOOLGATE, "hook", agent, "--no-daemon", self.manifest],
+                                    input=fixture(agent, "pre_allow.json", new_run()),
+                                    capture_output=True, timeout=60)
+                self.assertFalse(Hook(ok).blocked(), Hook(ok).text())
 
     def test_malformed_payloads_block_and_say_why(self):
         for agent in AGENTS:
@@ -326,8 +348,8 @@ class ServeAndHooks(unittest.TestCase):
         if os.geteuid() != 0 or not shutil.which("runuser"):
             self.skipTest("needs root and runuser to run the client as nobody")
         # A copy nobody can run, wherever the build tree is.
-        program = os.path.join(self.dir, "toolgate")
-        shutil.copy(TOOLGATE, program)
+        program = os.path.join(self.dir, "toolgate-hook")
+        shutil.copy(TOOLGATE_HOOK, program)
         os.chmod(program, 0o755)
         r = run_hook("claude-code", fixture("claude-code", "pre_allow.json"), self.daemon.socket,
                      user="nobody", program=program)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Per-hook latency, end to end (process start to answer), side by side in
-one run: `toolgate hook claude-code` against a running `toolgate serve`,
+one run: `toolgate-hook claude-code` (what `toolgate hook install` writes)
+and `toolgate hook claude-code` against a running `toolgate serve`,
 `toolgate hook claude-code --no-daemon` (the manifests loaded in the hook
 process), and an empty compiled hook process as the floor.  The three are
 interleaved round by round, so a change in the machine's speed touches all
@@ -41,6 +42,8 @@ while not os.path.exists(sock):
 
 cases = {
     "empty compiled hook process (floor)": [floor],
+    "toolgate-hook, daemon": [os.path.join(build, "host", "toolgate-hook"), "claude-code",
+                              "--socket", sock],
     "toolgate hook, daemon": [toolgate, "hook", "claude-code", "--socket", sock],
     "toolgate hook --no-daemon": [toolgate, "hook", "claude-code", "--no-daemon", manifest],
 }
@@ -61,6 +64,7 @@ finally:
     shutil.rmtree(work, ignore_errors=True)
 
 base = statistics.median(times["empty compiled hook process (floor)"])
+print(f"{rounds} rounds, interleaved; wall clock from process start to answer")
 print(f"{'case':40} {'runs':>5} {'p50 ms':>8} {'p90 ms':>8} {'x floor':>8}")
 for name, t in times.items():
     t.sort()

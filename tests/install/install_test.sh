@@ -331,7 +331,7 @@ lacks() {  # lacks PACKAGE CONTENTS REGEX... -- no path matches
     if grep -E " $r\$" <<<"$listing"; then fail "$name holds what belongs elsewhere: /$r/ (above)"; fi
   done
 }
-has toolgate "$contents" ./usr/bin/toolgate "$L/toolgate/plugins/toolgate_guard-paths.so" \
+has toolgate "$contents" ./usr/bin/toolgate ./usr/bin/toolgate-hook "$L/toolgate/plugins/toolgate_guard-paths.so" \
   ".$sysdir/" ./usr/share/toolgate/manifests/secure-agent.json \
   ./usr/share/toolgate/manifests/agent-hooks.json ./usr/lib/systemd/system/toolgate.service \
   ./usr/lib/systemd/user/toolgate.service \
