@@ -118,16 +118,6 @@ std::optional<fs::path> default_socket_path(std::string* why) {
   return std::nullopt;
 }
 
-fs::path client_socket_path() {
-  if (const char* env = std::getenv("TOOLGATE_SOCKET"); env && *env) return fs::path(env);
-  if (const char* xdg = std::getenv("XDG_RUNTIME_DIR"); xdg && *xdg) {
-    fs::path user = fs::path(xdg) / "toolgate" / "toolgate.sock";
-    std::error_code ec;
-    if (fs::exists(user, ec)) return user;
-  }
-  return "/run/toolgate/toolgate.sock";
-}
-
 SocketServer::SocketServer(ServerOptions options, Protocol& protocol)
     : options_(std::move(options)), protocol_(protocol) {
   const fs::path& path = options_.socket_path;

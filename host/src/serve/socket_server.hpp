@@ -41,9 +41,7 @@ struct ServerOptions {
 // /run/toolgate/toolgate.sock for root, else
 // $XDG_RUNTIME_DIR/toolgate/toolgate.sock.  nullopt (with *why) when none applies.
 std::optional<std::filesystem::path> default_socket_path(std::string* why);
-// The same for a client: $TOOLGATE_SOCKET, else the user's socket if it
-// exists, else the system-wide one.
-std::filesystem::path client_socket_path();
+// (A client's default is hook_client::default_socket().)
 
 class SocketServer {
  public:
