@@ -253,7 +253,7 @@ SplitOutcome Host::complete_call(std::string_view call_id, ToolResult reported) 
   return detail::complete_split(*call, std::move(reported));
 }
 
-std::size_t Host::pending_split_calls() const { return impl_->splits ? impl_->splits->size() : 0; }
+std::size_t Host::pending_split_calls() const { return impl_->split_calls().size(); }
 
 BatchResult Host::call_batch(std::vector<ToolCall> calls) {
   auto gen = impl_->active.load();

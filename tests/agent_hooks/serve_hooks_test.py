@@ -245,6 +245,33 @@ class ServeAndHooks(unittest.TestCase):
         finally:
             silent.close()
 
+    def test_a_hook_whose_stdin_never_closes_blocks_within_its_bound(self):
+        start = time.monotonic()
+        proc = subprocess.Popen([TOOLGATE_HOOK, "claude-code", "--socket", self.daemon.socket,
+                                 "--timeout-ms", "300"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.stdin.write(b'{"hook_event_name": "PreToolUse"')  # and never more
+        proc.stdin.flush()
+        proc.wait(timeout=10)  # stdin still open: only the hook's own bound ends it
+        took = time.monotonic() - start
+        err = proc.stderr.read().decode()
+        proc.stdin.close()
+        proc.stdout.close()
+        proc.stderr.close()
+        self.assertEqual(proc.returncode, 2, err)
+        self.assertIn("no answer within", err)
+        self.assertLess(took, 5.0)
+
+    def test_after_the_tool_a_failure_replaces_the_output_where_the_agent_allows_it(self):
+        # Claude Code: exit 2 after the tool only adds a message, so the
+        # failure comes as the after-tool block, with the output replaced.
+        missing = os.path.join(self.dir, "gone.sock")
+        r = run_hook("claude-code", fixture("claude-code", "post_secret.json", new_run()), missing)
+        self.assertEqual(r.code, 0, r.text())
+        self.assertEqual(r.json["decision"], "block", r.text())
+        self.assertNotIn("AKIAIOSFODNN7EXAMPLE", r.out)
+        self.assertIn("updatedToolOutput", r.json["hookSpecificOutput"], r.text())
+
     def test_the_python_client_sample(self):
         with toolgate_client.Client(self.daemon.socket) as gate:
             self.assertEqual(gate.ping()["protocol"], 1)

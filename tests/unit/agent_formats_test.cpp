@@ -262,7 +262,9 @@ TEST(AgentFormatClaudeCode, BeforeReplies) {
   json::object args = rw.arguments;
   args["command"] = "git push origin main";
   json::object wh = out_of(f.before(rw, rewrite(args))).at("hookSpecificOutput").as_object();
-  EXPECT_EQ(str(wh.at("permissionDecision")), "allow");
+  // ask, not allow: the user sees the rewritten input; toolgate never
+  // approves a call on Claude Code's behalf.
+  EXPECT_EQ(str(wh.at("permissionDecision")), "ask");
   EXPECT_EQ(wh.at("updatedInput"), json::value(args));  // the whole input
 }
 

@@ -111,3 +111,63 @@ TEST(ServeProtocol, PingReportsTheGenerationAndPendingCalls) {
   EXPECT_EQ(a.at("pending"), 1);
   EXPECT_EQ(a.at("protocol"), 1);
 }
+
+TEST(ServeProtocol, AnotherUsersCallsCanBeNeitherCompletedNorBlocked) {
+  Fixture f;
+  Protocol p(f.host);
+  ASSERT_EQ(ask(p, R"({"op":"begin","call":{"tool":"Bash","call_id":"t1","arguments":{}}})")
+                .at("verdict"),
+            "allow");
+  // Another user naming the same id begins a call of its own ...
+  auto theirs =
+      json::parse(p.answer(R"({"op":"begin","call":{"tool":"Bash","call_id":"t1","arguments":{}}})",
+                           "u1001:"))
+          .as_object();
+  EXPECT_EQ(theirs.at("verdict"), "allow");
+  EXPECT_EQ(theirs.at("call_id"), "t1");
+  // ... and completes only that one.
+  const char* done = R"({"op":"complete","call_id":"t1","result":{"isError":false,"content":[]}})";
+  EXPECT_EQ(json::parse(p.answer(done, "u1001:")).at("ok"), true);
+  EXPECT_EQ(error_code_of(json::parse(p.answer(done, "u1001:")).as_object()), "unknown_call");
+  EXPECT_EQ(ask(p, done).at("outcome"), "accepted");  // the daemon user's own t1
+}
+
+TEST(ServeProtocol, IdsItGeneratesAreRandom) {
+  Fixture f;
+  Protocol p(f.host);
+  auto a = ask(p, R"({"op":"begin","call":{"tool":"Bash","arguments":{"n":1}}})");
+  auto b = ask(p, R"({"op":"begin","call":{"tool":"Bash","arguments":{"n":2}}})");
+  std::string ia(a.at("call_id").as_string()), ib(b.at("call_id").as_string());
+  EXPECT_EQ(ia.size(), std::string("call-").size() + 32) << ia;
+  EXPECT_NE(ia, ib);
+  EXPECT_NE(ia.substr(0, 20), ib.substr(0, 20));  // not a counter
+}
+
+TEST(ServeProtocol, ARewrittenCallIsMatchedOnceWhicheverArgumentsComeBack) {
+  Fixture f;
+  f.host.add_pre_execute("p", {"ci"}, [](const HookCall& c) {
+    if (c.arguments.at("command") != "npm install") return PreVerdict::keep();
+    auto args = c.arguments;
+    args["command"] = "npm ci";
+    return PreVerdict::keep().with_arguments(std::move(args));
+  });
+  Protocol p(f.host);
+  const char* begin =
+      R"({"op":"begin","call":{"tool":"run_shell_command","session_id":"g","arguments":{"command":"npm install"}}})";
+  auto first = ask(p, begin);
+  auto second = ask(p, begin);
+  ASSERT_EQ(first.at("rewritten"), true);
+  auto complete = [&](const char* command) {
+    return ask(
+        p,
+        std::string(
+            R"({"op":"complete","match":{"tool":"run_shell_command","session_id":"g","arguments":{"command":")") +
+            command + R"("}},"result":{"isError":false,"content":[]}})");
+  };
+  // The first completes by its rewritten arguments, the second by its
+  // original ones: each exactly once, oldest first.
+  EXPECT_EQ(complete("npm ci").at("call_id"), first.at("call_id"));
+  EXPECT_EQ(complete("npm install").at("call_id"), second.at("call_id"));
+  EXPECT_EQ(error_code_of(complete("npm ci")), "unknown_call");
+  EXPECT_EQ(f.host.pending_split_calls(), 0u);
+}

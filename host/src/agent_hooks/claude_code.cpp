@@ -89,9 +89,12 @@ class ClaudeCode final : public AgentFormat {
         // A plain allow carries no permissionDecision: "allow" would skip
         // Claude Code's own permission prompt, and toolgate only ever adds
         // restrictions.  A rewrite needs a decision next to updatedInput
-        // (the docs pair it with allow or ask): allow.
+        // (the docs pair it with allow or ask): ask, which shows the user
+        // the rewritten input -- "allow" would run it unasked, approving
+        // on the policy's behalf what Claude Code might have asked about.
         if (a.rewritten) {
-          specific["permissionDecision"] = "allow";
+          specific["permissionDecision"] = "ask";
+          specific["permissionDecisionReason"] = "toolgate rewrote this call's input";
           specific["updatedInput"] = a.arguments;
         }
         break;

@@ -19,6 +19,7 @@
 
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -139,8 +140,10 @@ int run_hook(const Args& args) {
   const auto timeout = std::chrono::milliseconds(number_option(
       "--timeout-ms", flag_value(rest, "--timeout-ms").value_or("5000"), 1, 600000, "ms"));
   fs::path socket = flag_value(rest, "--socket").value_or(hook_client::default_socket().string());
+  std::signal(SIGPIPE, SIG_IGN);  // a closed stdout is checked (hook_client)
   return hook_client::answer_hook(
-      format, "toolgate hook " + std::string(format.name()), [&]() -> std::unique_ptr<Decider> {
+      format, "toolgate hook " + std::string(format.name()),
+      [&]() -> std::unique_ptr<Decider> {
         if (!in_process) return hook_client::daemon_decider(socket, timeout);
         try {
           use_default_manifests_if_none(o);
@@ -149,7 +152,9 @@ int run_hook(const Args& args) {
           throw hook_client::HookFailure(std::string("--no-daemon: the manifests did not load: ") +
                                          e.what());
         }
-      });
+      },
+      // --no-daemon loads every plugin within the same bound.
+      timeout + std::chrono::milliseconds(500));
 }
 
 }  // namespace toolgate::cli

@@ -113,6 +113,7 @@ int run_serve(const Args& args) {
   say("serving on " + so.socket_path.string());
   if (signals.received() == 0) server->run();
   server.reset();
+  loaded = false;  // a SIGHUP from here on finds no host to reload
   host.reset();
   signals.finish();
   return 0;

@@ -12,11 +12,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <thread>
 
 namespace toolgate::hook_client {
 
@@ -276,10 +278,25 @@ agent_hooks::AfterAnswer after(Decider& d, const HookRequest& r) {
   return after_answer(a);
 }
 
+// Whoever answers first -- the hook or its watchdog -- is the only one to
+// write: the agent must read exactly one answer.
+std::atomic<bool> answer_claimed{false};
+
 int emit(const HookReply& reply) {
-  std::fwrite(reply.stdout_text.data(), 1, reply.stdout_text.size(), stdout);
+  if (answer_claimed.exchange(true))
+    for (;;) ::pause();  // the watchdog is answering and will end the process
+  std::size_t out = std::fwrite(reply.stdout_text.data(), 1, reply.stdout_text.size(), stdout);
+  bool written =
+      out == reply.stdout_text.size() && std::fflush(stdout) == 0 && !std::ferror(stdout);
   std::fwrite(reply.stderr_text.data(), 1, reply.stderr_text.size(), stderr);
-  std::fflush(stdout);
+  if (!written) {
+    // The agent reads nothing (or half a decision) from stdout, and for
+    // most agents an empty stdout with exit 0 is "allow": block by exit code.
+    std::fputs("toolgate: the answer could not be written on stdout; the call is blocked\n",
+               stderr);
+    std::fflush(stderr);
+    return 2;
+  }
   std::fflush(stderr);
   return reply.exit_code;
 }
@@ -301,30 +318,65 @@ fs::path default_socket() {
 }
 
 int answer_hook(const AgentFormat& format, const std::string& who,
-                const std::function<std::unique_ptr<Decider>()>& make_decider) {
+                const std::function<std::unique_ptr<Decider>()>& make_decider,
+                std::chrono::milliseconds bound) {
+  // A hook killed by the agent for running too long is "allow" for most
+  // agents: whatever hangs -- stdin that never closes, plugins loading in
+  // process -- the hook answers "blocked" itself before that.
+  static std::atomic<int> phase_seen{-1};
+  std::thread([&format, who, bound] {
+    std::this_thread::sleep_for(bound);
+    if (answer_claimed.exchange(true)) return;
+    int p = phase_seen.load();
+    HookReply r = format.fail_closed(
+        p < 0 ? std::nullopt : std::optional<Phase>(static_cast<Phase>(p)),
+        who + ": no answer within " + std::to_string(bound.count()) +
+            " ms (the hook's bound); the call is blocked rather than let through");
+    (void)!::write(1, r.stdout_text.data(), r.stdout_text.size());
+    (void)!::write(2, r.stderr_text.data(), r.stderr_text.size());
+    ::_exit(r.exit_code ? r.exit_code : 2);
+  }).detach();
+
   std::optional<Phase> phase;
+  std::optional<HookRequest> request;
+  // After the tool ran, a failure is answered through the adapter's own
+  // after-tool reply as a blocked result: that is what replaces the output
+  // where the agent allows it (an exit code alone only adds a message there).
+  auto failed = [&](const std::string& message) {
+    if (request && request->phase == Phase::after) {
+      agent_hooks::AfterAnswer blocked;
+      blocked.kind = SplitOutcome::Kind::blocked;
+      blocked.result =
+          ToolResult::failure(error_code::plugin_error, message, stage::post_execute, "toolgate");
+      try {
+        return emit(format.after(*request, blocked));
+      } catch (...) {
+      }
+    }
+    return emit(format.fail_closed(phase, message));
+  };
   try {
     std::string text = read_stdin();
     std::string why;
     auto payload = parse_untrusted(text, 128, &why);
     if (!payload) throw agent_hooks::BadPayload("the hook payload is not valid JSON: " + why);
-    HookRequest request = format.parse(*payload);
-    phase = request.phase;
+    request = format.parse(*payload);
+    phase = request->phase;
+    phase_seen = static_cast<int>(*phase);
     std::unique_ptr<Decider> decider = make_decider();
-    if (request.phase == Phase::before) {
-      json::object a = decider->ask(begin_request(request));
+    if (request->phase == Phase::before) {
+      json::object a = decider->ask(begin_request(*request));
       require_ok(a);
-      return emit(format.before(request, before_answer(a)));
+      return emit(format.before(*request, before_answer(a)));
     }
-    return emit(format.after(request, after(*decider, request)));
+    return emit(format.after(*request, after(*decider, *request)));
   } catch (const agent_hooks::BadPayload& e) {
-    return emit(
-        format.fail_closed(phase, who + ": cannot read the agent's hook payload: " + e.what() +
-                                      "; is this hook registered for the right agent?"));
+    return failed(who + ": cannot read the agent's hook payload: " + e.what() +
+                  "; is this hook registered for the right agent?");
   } catch (const std::exception& e) {
-    return emit(format.fail_closed(phase, who + ": " + e.what()));
+    return failed(who + ": " + e.what());
   } catch (...) {
-    return emit(format.fail_closed(phase, who + ": an unexpected failure"));
+    return failed(who + ": an unexpected failure");
   }
 }
 

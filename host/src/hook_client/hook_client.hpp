@@ -40,9 +40,13 @@ std::unique_ptr<Decider> daemon_decider(std::filesystem::path socket,
 // The whole hook: stdin to stdout/stderr; returns the exit code.  The
 // decider is made only after the payload was read (make_decider may throw:
 // that, too, is the agent's blocking answer).  `who` starts every message
-// ("toolgate hook claude-code").
+// ("toolgate hook claude-code").  The whole hook -- reading stdin, making
+// the decider, waiting -- is bounded by `bound`: past it the hook answers
+// "blocked" itself and exits (an agent that kills a slow hook lets the
+// call through).  Also blocks by exit code when stdout cannot be written.
 int answer_hook(const agent_hooks::AgentFormat& format, const std::string& who,
-                const std::function<std::unique_ptr<Decider>()>& make_decider);
+                const std::function<std::unique_ptr<Decider>()>& make_decider,
+                std::chrono::milliseconds bound);
 
 // The client's default socket: $TOOLGATE_SOCKET, the user's socket if it
 // exists, else the system-wide one (docs/design.md §16.2).

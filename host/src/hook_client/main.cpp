@@ -8,6 +8,7 @@
 // treats as "block".
 #include "hook_client.hpp"
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -49,7 +50,11 @@ int main(int argc, char** argv) {
       return refuse("unknown option \"" + std::string(a) + "\"; " + usage);
     }
   }
-  return hook_client::answer_hook(*format, "toolgate-hook " + std::string(format->name()), [&] {
-    return hook_client::daemon_decider(socket, std::chrono::milliseconds(timeout_ms));
-  });
+  // A closed stdout must be an error to check (emit), not a silent death.
+  std::signal(SIGPIPE, SIG_IGN);
+  const std::chrono::milliseconds timeout(timeout_ms);
+  return hook_client::answer_hook(
+      *format, "toolgate-hook " + std::string(format->name()),
+      [&] { return hook_client::daemon_decider(socket, timeout); },
+      timeout + std::chrono::milliseconds(500));
 }

@@ -4,6 +4,10 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <random>
 #include <stdexcept>
 
 namespace toolgate::serve {
@@ -87,18 +91,32 @@ json::object error_object(std::string_view code, std::string_view message) {
   return {{"ok", false}, {"error", {{"code", code}, {"message", message}}}};
 }
 
+// 128 random bits, hex.
+std::string random_id() {
+  static thread_local std::mt19937_64 bits{[] {
+    std::random_device rd;
+    std::seed_seq seq{rd(), rd(), rd(), rd(), rd(), rd(), rd(), rd()};
+    return std::mt19937_64(seq);
+  }()};
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(bits()),
+                static_cast<unsigned long long>(bits()));
+  return buf;
+}
+
 }  // namespace
 
 std::string Protocol::error_answer(std::string_view code, std::string_view message) {
   return with_id(error_object(code, message), nullptr);
 }
 
-std::string Protocol::match_key(std::string_view client, std::string_view session,
-                                std::string_view tool, const json::object& arguments) const {
+std::string Protocol::match_key(std::string_view peer, std::string_view client,
+                                std::string_view session, std::string_view tool,
+                                const json::object& arguments) const {
   // serialize() writes members in their order: the same call from the same
   // agent serializes the same way in both of its hooks.
   std::string key;
-  for (auto part : {client, session, tool}) {
+  for (auto part : {peer, client, session, tool}) {
     key += std::to_string(part.size());
     key += ':';
     key += part;
@@ -106,18 +124,30 @@ std::string Protocol::match_key(std::string_view client, std::string_view sessio
   return key + json::serialize(arguments);
 }
 
-void Protocol::remember(const std::string& key, const std::string& call_id) {
+void Protocol::forget(const std::string& call_id) {
+  auto k = keys_of_.find(call_id);
+  if (k == keys_of_.end()) return;
+  for (const auto& key : k->second) {
+    auto it = by_match_.find(key);
+    if (it == by_match_.end()) continue;
+    std::erase(it->second, call_id);
+    if (it->second.empty()) by_match_.erase(it);
+  }
+  keys_of_.erase(k);
+}
+
+void Protocol::remember(const std::vector<std::string>& keys, const std::string& call_id) {
   std::lock_guard lock(mutex_);
-  by_match_[key].push_back(call_id);
-  match_order_.push_back(key);
+  for (const auto& key : keys) {
+    auto& ids = by_match_[key];
+    if (std::find(ids.begin(), ids.end(), call_id) == ids.end()) ids.push_back(call_id);
+  }
+  keys_of_[call_id] = keys;
+  match_order_.push_back(call_id);
   // Bounded like the host's table of pending calls: the oldest entries,
-  // whose calls have long expired, go first.
+  // whose calls have long been completed or expired, go first.
   while (match_order_.size() > 20000) {
-    auto it = by_match_.find(match_order_.front());
-    if (it != by_match_.end()) {
-      it->second.pop_front();
-      if (it->second.empty()) by_match_.erase(it);
-    }
+    forget(match_order_.front());
     match_order_.pop_front();
   }
 }
@@ -126,13 +156,12 @@ std::string Protocol::take_match(const std::string& key) {
   std::lock_guard lock(mutex_);
   auto it = by_match_.find(key);
   if (it == by_match_.end()) return {};
-  std::string id = std::move(it->second.front());
-  it->second.pop_front();
-  if (it->second.empty()) by_match_.erase(it);
+  std::string id = it->second.front();
+  forget(id);  // under every key: a rewritten call was remembered twice
   return id;
 }
 
-std::string Protocol::answer(std::string_view line) {
+std::string Protocol::answer(std::string_view line, std::string_view peer) {
   std::string why;
   auto parsed = parse_untrusted(line, max_depth_, &why);
   if (!parsed)
@@ -165,6 +194,11 @@ std::string Protocol::answer(std::string_view line) {
       c.identity.tool = required_string(call, "tool", "\"call\"");
       if (c.identity.tool.empty()) throw BadRequest("\"call\"/tool must not be empty");
       c.identity.call_id = optional_string(call, "call_id", "\"call\"");
+      const bool matched = c.identity.call_id.empty();
+      // Ids the caller did not choose are random: nobody can guess the
+      // next one to block or complete it.
+      if (matched) c.identity.call_id = "call-" + random_id();
+      c.identity.call_id.insert(0, peer);
       c.identity.session_id = optional_string(call, "session_id", "\"call\"");
       c.identity.client = optional_string(call, "client", "\"call\"");
       c.identity.agent_id = optional_string(call, "agent_id", "\"call\"");
@@ -176,7 +210,6 @@ std::string Protocol::answer(std::string_view line) {
       }
       // Calls without an id of the caller's are matched on completion by
       // what they were called with (see match_key).
-      const bool matched = c.identity.call_id.empty();
       json::object original;
       if (matched && c.arguments.is_object()) original = c.arguments.get_object();
       std::string client = c.identity.client, session = c.identity.session_id,
@@ -184,7 +217,7 @@ std::string Protocol::answer(std::string_view line) {
       SplitBegin b = host_.begin_call(std::move(c), how);
       json::object out{{"ok", true},
                        {"verdict", verdict_name(b.verdict)},
-                       {"call_id", b.call_id},
+                       {"call_id", b.call_id.substr(peer.size())},
                        {"reason", b.reason},
                        {"additional_contexts", texts(b.additional_contexts)}};
       if (b.verdict == SplitBegin::Verdict::deny) {
@@ -193,8 +226,9 @@ std::string Protocol::answer(std::string_view line) {
         out["arguments"] = b.arguments;
         out["rewritten"] = b.rewritten;
         if (matched) {
-          remember(match_key(client, session, tool, original), b.call_id);
-          if (b.rewritten) remember(match_key(client, session, tool, b.arguments), b.call_id);
+          std::vector<std::string> keys{match_key(peer, client, session, tool, original)};
+          if (b.rewritten) keys.push_back(match_key(peer, client, session, tool, b.arguments));
+          remember(keys, b.call_id);
         }
       }
       return with_id(std::move(out), id);
@@ -208,7 +242,17 @@ std::string Protocol::answer(std::string_view line) {
       auto reported = ToolResult::from_json(std::move(*result_v), &shape_problem);
       if (!reported) throw BadRequest("\"result\" is not a result: " + shape_problem);
       std::string call_id = optional_string(req, "call_id", "the request");
-      if (call_id.empty()) {
+      std::optional<SplitOutcome> o;
+      if (!call_id.empty()) {
+        call_id.insert(0, peer);
+        try {
+          o = host_.complete_call(call_id, std::move(*reported));
+        } catch (const std::out_of_range& e) {
+          return with_id(error_object(protocol_error::unknown_call, e.what()), id);
+        }
+        std::lock_guard lock(mutex_);
+        forget(call_id);  // in case it was begun without an id
+      } else {
         auto* m = req.if_contains("match");
         if (!m || !m->is_object())
           throw BadRequest(
@@ -219,27 +263,30 @@ std::string Protocol::answer(std::string_view line) {
         static const json::object none;
         const auto* args = mo.if_contains("arguments");
         if (args && !args->is_object()) throw BadRequest("\"match\"/arguments must be an object");
-        call_id = take_match(match_key(optional_string(mo, "client", "\"match\""),
-                                       optional_string(mo, "session_id", "\"match\""),
-                                       required_string(mo, "tool", "\"match\""),
-                                       args ? args->get_object() : none));
-        if (call_id.empty())
-          return with_id(error_object(protocol_error::unknown_call,
-                                      "no begun call matches this client, session, tool and "
-                                      "arguments (it was denied, completed or expired)"),
-                         id);
-      }
-      SplitOutcome o;
-      try {
-        o = host_.complete_call(call_id, std::move(*reported));
-      } catch (const std::out_of_range& e) {
-        return with_id(error_object(protocol_error::unknown_call, e.what()), id);
+        const std::string key =
+            match_key(peer, optional_string(mo, "client", "\"match\""),
+                      optional_string(mo, "session_id", "\"match\""),
+                      required_string(mo, "tool", "\"match\""), args ? args->get_object() : none);
+        // The oldest matching call still pending: one that expired since is
+        // skipped (its entry is only forgotten when taken).
+        while (!o) {
+          call_id = take_match(key);
+          if (call_id.empty())
+            return with_id(error_object(protocol_error::unknown_call,
+                                        "no begun call matches this client, session, tool and "
+                                        "arguments (it was denied, completed or expired)"),
+                           id);
+          try {
+            o = host_.complete_call(call_id, *reported);
+          } catch (const std::out_of_range&) {
+          }
+        }
       }
       return with_id({{"ok", true},
-                      {"outcome", outcome_name(o.kind)},
-                      {"call_id", call_id},
-                      {"result", o.result.to_json()},
-                      {"additional_contexts", texts(o.additional_contexts)}},
+                      {"outcome", outcome_name(o->kind)},
+                      {"call_id", call_id.substr(peer.size())},
+                      {"result", o->result.to_json()},
+                      {"additional_contexts", texts(o->additional_contexts)}},
                      id);
     }
     throw BadRequest("unknown op \"" + std::string(op) + "\" (the ops: begin, complete, ping)");

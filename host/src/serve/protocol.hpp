@@ -23,6 +23,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace toolgate::serve {
 
@@ -42,7 +43,10 @@ class Protocol {
   Protocol(Host& host, std::size_t max_json_depth = 64) : host_(host), max_depth_(max_json_depth) {}
   // Answers one request line (without its newline).  Never throws; every
   // failure is an error answer naming what was wrong and how to fix it.
-  std::string answer(std::string_view line);
+  // `peer` names the connecting user when it is not the daemon's own
+  // ("u1001:"): its call ids live in a namespace of their own, so one user
+  // can neither complete nor block another's calls by naming their ids.
+  std::string answer(std::string_view line, std::string_view peer = {});
   // An error answer for a request that was never read (too large, refused).
   static std::string error_answer(std::string_view code, std::string_view message);
 
@@ -50,16 +54,22 @@ class Protocol {
   // Calls without an id (agents whose hooks carry none, e.g. Gemini CLI)
   // are completed by what they were called with: the client, session, tool
   // and arguments (original or final) name the oldest matching begun call.
-  std::string match_key(std::string_view client, std::string_view session, std::string_view tool,
-                        const boost::json::object& arguments) const;
-  void remember(const std::string& key, const std::string& call_id);
+  std::string match_key(std::string_view peer, std::string_view client, std::string_view session,
+                        std::string_view tool, const boost::json::object& arguments) const;
+  // Remembers a begun call under each of its keys.
+  void remember(const std::vector<std::string>& keys, const std::string& call_id);
+  // The oldest call remembered under `key`, forgotten under all its keys.
   std::string take_match(const std::string& key);
+  void forget(const std::string& call_id);  // mutex_ held
 
   Host& host_;
   std::size_t max_depth_;
   std::mutex mutex_;
-  std::map<std::string, std::deque<std::string>> by_match_;  // guarded by mutex_
-  std::deque<std::string> match_order_;                      // oldest first, bounded
+  // Guarded by mutex_: key -> call ids, oldest first; call id -> its keys;
+  // call ids oldest first (bounded: the oldest are forgotten first).
+  std::map<std::string, std::deque<std::string>> by_match_;
+  std::map<std::string, std::vector<std::string>> keys_of_;
+  std::deque<std::string> match_order_;
 };
 
 }  // namespace toolgate::serve

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 namespace toolgate::serve {
@@ -175,7 +176,7 @@ void SocketServer::stop() {
   if (stop_fd_ >= 0) (void)!::write(stop_fd_, &one, sizeof one);
 }
 
-bool SocketServer::peer_allowed(int fd, std::string* who) const {
+bool SocketServer::peer_allowed(int fd, std::string* who, std::string* space) const {
   ucred cred{};
   socklen_t len = sizeof cred;
   if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
@@ -183,6 +184,8 @@ bool SocketServer::peer_allowed(int fd, std::string* who) const {
     return false;
   }
   *who = user_name(cred.uid) + " (uid " + std::to_string(cred.uid) + ")";
+  // Another user's call ids live apart from the daemon's own user's.
+  if (cred.uid != ::geteuid()) *space = "u" + std::to_string(cred.uid) + ":";
   if (cred.uid == ::geteuid()) return true;
   for (uid_t u : options_.allowed_uids)
     if (u == cred.uid) return true;
@@ -197,9 +200,15 @@ void SocketServer::run() {
     if (n < 0 || (fds[1].revents & POLLIN)) break;
     if (!(fds[0].revents & POLLIN)) continue;
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
-    std::string who;
-    if (!peer_allowed(fd, &who)) {
+    if (fd < 0) {
+      // Out of descriptors: the pending connection stays, so the listening
+      // socket stays readable -- wait instead of spinning.
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    std::string who, space;
+    if (!peer_allowed(fd, &who, &space)) {
       write_all(fd, Protocol::error_answer(protocol_error::not_allowed,
                                            who + " may not use this daemon; start it with "
                                                  "--allow-user for that user") +
@@ -217,14 +226,20 @@ void SocketServer::run() {
       continue;
     }
     ++active_;
-    std::thread([this, fd] { serve_connection(fd); }).detach();
+    try {
+      std::thread([this, fd, space] { serve_connection(fd, space); }).detach();
+    } catch (const std::system_error&) {  // no thread to be had: refuse, serve on
+      ::close(fd);
+      std::lock_guard lock(done_mutex_);
+      --active_;
+    }
   }
   // Connections see the stop through stop_fd_ and end.
   std::unique_lock lock(done_mutex_);
   done_.wait_for(lock, std::chrono::seconds(10), [&] { return active_.load() == 0; });
 }
 
-void SocketServer::serve_connection(int fd) {
+void SocketServer::serve_connection(int fd, const std::string& space) {
   timeval send_timeout{5, 0};  // a client that never reads cannot hold the thread
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
   std::string buffer;
@@ -240,7 +255,7 @@ void SocketServer::serve_connection(int fd) {
       std::string_view line(buffer.data() + start, nl - start);
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (line.empty()) continue;
-      open = write_all(fd, protocol_.answer(line) + "\n");
+      open = write_all(fd, protocol_.answer(line, space) + "\n");
     }
     buffer.erase(0, start);
     scanned = buffer.size();

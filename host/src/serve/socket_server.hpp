@@ -59,8 +59,9 @@ class SocketServer {
   std::size_t active_connections() const { return active_.load(); }
 
  private:
-  void serve_connection(int fd);
-  bool peer_allowed(int fd, std::string* who) const;
+  // `space`: the peer's call-id namespace (Protocol::answer).
+  void serve_connection(int fd, const std::string& space);
+  bool peer_allowed(int fd, std::string* who, std::string* space) const;
 
   ServerOptions options_;
   Protocol& protocol_;
