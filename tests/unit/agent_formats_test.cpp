@@ -554,10 +554,12 @@ TEST(AgentFormatCursor, BeforeReplies) {
   EXPECT_EQ(str(ks.at("permission")), "ask");
   EXPECT_NE(str(ks.at("user_message")).find("human please"), std::string::npos);
 
-  json::object w =
-      out_of(f.before(parse("cursor", "pre_rewrite.json"), rewrite({{"command", "npm ci"}})));
+  HookRequest rw = parse("cursor", "pre_rewrite.json");
+  json::object ci = rw.arguments;
+  ci["command"] = "npm ci";
+  json::object w = out_of(f.before(rw, rewrite(ci)));
   EXPECT_EQ(str(w.at("permission")), "allow");
-  EXPECT_EQ(w.at("updated_input"), json::value(json::object{{"command", "npm ci"}}));
+  EXPECT_EQ(w.at("updated_input"), json::value(ci));
 
   // No updated_input on beforeShellExecution: a rewrite is denied.
   json::object ws =
@@ -636,4 +638,31 @@ TEST(AgentFormatClaudeCode, NonObjectInputIsWrapped) {
   json::object c = fixture("cursor", "pre_mcp.json").as_object();
   c["tool_input"] = "not json";
   EXPECT_EQ(fmt("cursor").parse(c).arguments, (json::object{{"input", "not json"}}));
+}
+
+// Rewrites an agent would not apply as given are denied, never passed on to
+// run with the original arguments.
+TEST(AgentFormatCodex, ARewriteOfAToolCodexDoesNotRewriteIsDenied) {
+  const auto& f = fmt("codex");
+  HookRequest r = parse("codex", "pre_allow.json");
+  r.identity.tool = "Read";
+  r.arguments = json::object{{"path", "a.txt"}};
+  json::object o = out_of(f.before(r, rewrite(json::object{{"path", "b.txt"}})));
+  EXPECT_EQ(o.at("hookSpecificOutput").at("permissionDecision"), "deny");
+  r.identity.tool = "mcp__fs__read";  // MCP tools take updatedInput
+  o = out_of(f.before(r, rewrite(json::object{{"path", "b.txt"}})));
+  EXPECT_EQ(o.at("hookSpecificOutput").at("permissionDecision"), "allow");
+  EXPECT_EQ(o.at("hookSpecificOutput").at("updatedInput").at("path"), "b.txt");
+}
+
+TEST(AgentFormatCursor, ARewriteThatRemovesAnArgumentIsDenied) {
+  const auto& f = fmt("cursor");
+  HookRequest r = parse("cursor", "pre_rewrite.json");
+  json::object args = r.arguments;
+  ASSERT_TRUE(args.contains("working_directory"));
+  args.erase("working_directory");
+  json::object o = out_of(f.before(r, rewrite(args)));
+  EXPECT_EQ(o.at("permission"), "deny");
+  EXPECT_NE(std::string(o.at("agent_message").as_string()).find("working_directory"),
+            std::string::npos);
 }

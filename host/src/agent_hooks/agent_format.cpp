@@ -106,6 +106,12 @@ std::string optional_string(const json::object& o, std::string_view key) {
   return std::string(v->get_string());
 }
 
+std::string removed_argument(const json::object& original, const json::object& rewritten) {
+  for (const auto& kv : original)
+    if (!rewritten.contains(kv.key())) return std::string(kv.key());
+  return {};
+}
+
 json::object as_arguments(const json::value& v) {
   if (v.is_object()) return v.get_object();
   return json::object{{"input", v}};

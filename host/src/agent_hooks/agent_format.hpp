@@ -115,6 +115,11 @@ std::string required_string(const boost::json::object& o, std::string_view key);
 std::string optional_string(const boost::json::object& o, std::string_view key);
 // A required field of any type.
 const boost::json::value& required_field(const boost::json::object& o, std::string_view key);
+// The first key of `original` a rewrite dropped from `rewritten`, or "".
+// For agents that merge rewritten arguments into the original ones (Gemini
+// CLI; Cursor may), where a dropped argument would survive.
+std::string removed_argument(const boost::json::object& original,
+                             const boost::json::object& rewritten);
 // A tool input as arguments: an object as is, anything else as {"input": v}.
 boost::json::object as_arguments(const boost::json::value& v);
 // A tool's response as text: a string as is; an MCP result's text blocks;

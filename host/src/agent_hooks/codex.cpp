@@ -25,6 +25,12 @@ bool command_shaped(const std::string& tool) {
   return tool == "Bash" || tool == "apply_patch" || tool == "Edit" || tool == "Write";
 }
 
+// The tools whose updatedInput Codex applies (its hooks page: Bash and
+// apply_patch with a string "command"; MCP tools, named mcp__server__tool).
+bool rewritable(const std::string& tool) {
+  return tool == "Bash" || tool == "apply_patch" || tool.rfind("mcp__", 0) == 0;
+}
+
 json::object deny_output(const std::string& message) {
   return {{"hookSpecificOutput", json::object{{"hookEventName", "PreToolUse"},
                                               {"permissionDecision", "deny"},
@@ -73,6 +79,15 @@ class Codex final : public AgentFormat {
     switch (a.verdict) {
       case SplitBegin::Verdict::allow: {
         json::object specific{{"hookEventName", "PreToolUse"}};
+        if (a.rewritten && !rewritable(r.identity.tool)) {
+          // Codex's docs take updatedInput for Bash, apply_patch and MCP
+          // tools only and report any other as an error -- and then run the
+          // call with its original arguments: deny instead.
+          out = deny_output("toolgate: the policy rewrote the arguments of " + r.identity.tool +
+                            ", and Codex applies rewritten arguments only to Bash, apply_patch "
+                            "and MCP tools, so the call is denied");
+          break;
+        }
         if (a.rewritten) {
           const json::value* cmd = a.arguments.if_contains("command");
           if (command_shaped(r.identity.tool) && (!cmd || !cmd->is_string())) {

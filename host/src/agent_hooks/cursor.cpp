@@ -119,6 +119,17 @@ class Cursor final : public AgentFormat {
       out = deny_output("toolgate: the policy rewrote the arguments, and Cursor's " + r.event +
                             " hook cannot pass rewritten arguments on, so the call is denied",
                         ctx);
+    } else if (const std::string removed = a.rewritten && a.verdict != SplitBegin::Verdict::deny
+                                               ? detail::removed_argument(r.arguments, a.arguments)
+                                               : std::string();
+               !removed.empty()) {
+      // Whether Cursor merges updated_input into the original input or
+      // replaces it is not documented: an argument the policy removed might
+      // survive a merge, so such a rewrite is denied.
+      out = deny_output("toolgate: the policy removed the argument \"" + removed +
+                            "\", and Cursor may merge rewritten arguments into the original "
+                            "ones, so the call is denied",
+                        ctx);
     } else if (a.verdict == SplitBegin::Verdict::allow) {
       out["permission"] = "allow";
       if (a.rewritten) out["updated_input"] = a.arguments;

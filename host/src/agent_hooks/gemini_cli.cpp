@@ -69,15 +69,12 @@ class GeminiCli final : public AgentFormat {
     switch (a.verdict) {
       case SplitBegin::Verdict::allow: {
         if (a.rewritten) {
-          for (const auto& kv : r.arguments) {
-            if (!a.arguments.contains(kv.key())) {
-              out = deny_output("toolgate: the policy removed the argument \"" +
-                                    std::string(kv.key()) +
-                                    "\", and Gemini CLI merges rewritten arguments into the "
-                                    "original ones, so it cannot be removed; the call is denied",
-                                ctx);
-              break;
-            }
+          if (std::string removed = detail::removed_argument(r.arguments, a.arguments);
+              !removed.empty()) {
+            out = deny_output("toolgate: the policy removed the argument \"" + removed +
+                                  "\", and Gemini CLI merges rewritten arguments into the "
+                                  "original ones, so it cannot be removed; the call is denied",
+                              ctx);
           }
           if (!out.empty()) break;
         }
