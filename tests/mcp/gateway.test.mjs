@@ -103,7 +103,7 @@ test('an allowed read returns the file', async () => {
   const c = await connect();
   try {
     const r = await c.client.callTool({ name: 'read_text_file', arguments: { path: path.join(root, 'hello.txt') } });
-    assert.equal(r.isError, false, JSON.stringify(r));
+    assert.notEqual(r.isError, true, JSON.stringify(r));
     assert.match(textOf(r), /hello from toolgate/);
   } finally { await c.close(); }
 });
@@ -114,7 +114,7 @@ test("redact's note to the model arrives with the call's result", async () => {
   const c = await connect();
   try {
     const r = await c.client.callTool({ name: 'read_text_file', arguments: { path: path.join(root, 'creds.txt') } });
-    assert.equal(r.isError, false, JSON.stringify(r));
+    assert.notEqual(r.isError, true, JSON.stringify(r));
     assert.doesNotMatch(textOf(r), /ghp_/);
     assert.match(r.content[0].text, /\[REDACTED:/);
     const notes = r._meta?.['toolgate/additional_contexts'];
@@ -139,7 +139,7 @@ test('a write outside the allowed folder is denied by guard-paths and nothing is
     // A write inside the folder goes through, so the denial above was the guard's.
     const ok = path.join(root, 'fine.txt');
     const w = await c.client.callTool({ name: 'write_file', arguments: { path: ok, content: 'fine' } });
-    assert.equal(w.isError, false, JSON.stringify(w));
+    assert.notEqual(w.isError, true, JSON.stringify(w));
     assert.equal(readFileSync(ok, 'utf8'), 'fine');
   } finally { await c.close(); }
 });
@@ -150,7 +150,7 @@ test('an ask accepted through elicitation runs the call; the user saw the reason
   try {
     const target = path.join(root, 'ask-me-yes.txt');
     const r = await c.client.callTool({ name: 'write_file', arguments: { path: target, content: 'approved' } });
-    assert.equal(r.isError, false, JSON.stringify(r));
+    assert.notEqual(r.isError, true, JSON.stringify(r));
     assert.equal(readFileSync(target, 'utf8'), 'approved');
     assert.equal(seen.length, 1);
     assert.match(seen[0].message, /writing a file named ask-me needs approval/);
@@ -225,7 +225,7 @@ test('many concurrent calls each get their own result', async () => {
     const results = await Promise.all(tags.map((tag, i) =>
       c.client.callTool({ name: 'echo', arguments: { tag, delay_ms: (i * 37) % 60 } })));
     results.forEach((r, i) => {
-      assert.equal(r.isError, false);
+      assert.notEqual(r.isError, true);
       assert.deepEqual(r.structuredContent, { tag: tags[i] });
       assert.equal(textOf(r), `echo ${tags[i]}`);
     });
@@ -357,7 +357,7 @@ test("raw: a server answer over the size limit fails its call at once, and the g
   assert.match(textOf(r.result), /answer was \d+ bytes or more, over the 8192-byte limit/);
   g.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'huge', arguments: { bytes: 10 } } });
   const ok = await g.next((m) => m.id === 3);
-  assert.equal(ok.result.isError, false, JSON.stringify(ok));
+  assert.notEqual(ok.result.isError, true, JSON.stringify(ok));
   g.child.stdin.end();
   assert.deepEqual(await g.exited, { code: 0, signal: null });
 });
@@ -428,7 +428,7 @@ test("raw: a plugin tool named like a server tool is refused, naming both, and n
   // The other server tools are served as before.
   g.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run', arguments: { tag: 'ok' } } });
   const ok = await g.next((m) => m.id === 3);
-  assert.equal(ok.result.isError, false, JSON.stringify(ok));
+  assert.notEqual(ok.result.isError, true, JSON.stringify(ok));
   assert.equal(readLog(log), 'executed run ok\n');
   g.child.stdin.end();
   assert.deepEqual(await g.exited, { code: 0, signal: null });
@@ -543,6 +543,68 @@ test('a lone surrogate (a string cut inside an emoji) reads as U+FFFD both ways 
     const cut = await g.next((m) => m.id === 3);
     assert.notEqual(cut.result?.isError, true, JSON.stringify(cut));
     assert.equal(textOf(cut.result), 'ran cut\ufffd');
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
+});
+
+// ---- fidelity: what no hook changed goes back as the server sent it ----------------------
+async function rawCall(g, id, tag) {
+  g.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'run', arguments: { tag } } });
+  return g.next((m) => m.id === id);
+}
+
+test("a server's JSON-RPC error reaches the client as that error, code and data (URL elicitation, -32042)", async () => {
+  const g = rawGateway([], newLog(), { server: rawServer });
+  try {
+    g.send(init);
+    await g.next((m) => m.id === 1);
+    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const r = await rawCall(g, 2, 'rpc-error');
+    assert.equal(r.result, undefined, JSON.stringify(r));
+    assert.equal(r.error.code, -32042);
+    assert.equal(r.error.data.elicitations[0].url, 'https://example.com/connect');
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
+});
+
+test("a result's _meta, unknown fields and an error result's images are relayed, not dropped or flattened", async () => {
+  const g = rawGateway([], newLog(), { server: rawServer });
+  try {
+    g.send(init);
+    await g.next((m) => m.id === 1);
+    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const ok = await rawCall(g, 2, 'meta');
+    assert.deepEqual(ok.result._meta, { 'example.com/trace': 'abc' });
+    assert.deepEqual(ok.result.futureField, { kept: true });
+    assert.deepEqual(ok.result.structuredContent, { n: 1 });
+    const bad = await rawCall(g, 3, 'error-image');
+    assert.equal(bad.result.isError, true);
+    assert.equal(bad.result.content.length, 2, JSON.stringify(bad));
+    assert.equal(bad.result.content[1].type, 'image');
+    assert.equal(bad.result._meta['example.com/why'], 'quota');
+    assert.equal(bad.result._meta['toolgate/error'].code, 'tool_error');
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
+});
+
+test('an answer a hook changed is rebuilt: a redacted JSON-RPC error never reaches the client as sent', async () => {
+  const redacting = testManifest('redact-run', [
+    { id: 'toolgate.redact', path: path.join(PLUGINS, 'toolgate_redact.so'), config: { tools: 'run' } }]);
+  const g = rawGateway([], newLog(), { server: rawServer, manifestFile: redacting });
+  try {
+    g.send(init);
+    await g.next((m) => m.id === 1);
+    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const r = await rawCall(g, 2, 'secret-error');
+    assert.equal(r.error, undefined, JSON.stringify(r));
+    assert.equal(r.result.isError, true);
+    assert.doesNotMatch(JSON.stringify(r), /AKIAIOSFODNN7EXAMPLE/);
   } finally {
     g.child.stdin.end();
   }

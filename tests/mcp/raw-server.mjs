@@ -32,10 +32,28 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       return answer({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } });
     case 'tools/list':
       return answer({ tools: [tool('run'), tool('c_tool')] });
-    case 'tools/call':
+    case 'tools/call': {
       log(`executed ${m.params?.name} ${m.params?.arguments?.tag}`);
+      const tag = m.params?.arguments?.tag;
+      // Answers the gateway must relay as they are when no hook changes them.
+      if (tag === 'rpc-error') {
+        return send({ id: m.id, error: { code: -32042, message: 'This request requires more information.',
+          data: { elicitations: [{ mode: 'url', elicitationId: 'e-1', url: 'https://example.com/connect', message: 'Authorize' }] } } });
+      }
+      if (tag === 'meta') {
+        return answer({ content: [{ type: 'text', text: 'with meta' }], structuredContent: { n: 1 },
+          _meta: { 'example.com/trace': 'abc' }, futureField: { kept: true }, isError: false });
+      }
+      if (tag === 'error-image') {
+        return answer({ isError: true, _meta: { 'example.com/why': 'quota' },
+          content: [{ type: 'text', text: 'quota exceeded' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] });
+      }
+      if (tag === 'secret-error') {
+        return send({ id: m.id, error: { code: -32000, message: 'failed with key AKIAIOSFODNN7EXAMPLE', data: { k: 'AKIAIOSFODNN7EXAMPLE' } } });
+      }
       // tag "cut": the answer ends inside an emoji, a lone surrogate on the wire.
       return answer({ content: [{ type: 'text', text: `ran ${m.params?.arguments?.tag}${m.params?.arguments?.tag === 'cut' ? '\ud83d' : ''}` }] });
+    }
     case 'ping':
       return answer({});
     default:

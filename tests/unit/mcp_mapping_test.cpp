@@ -207,3 +207,59 @@ TEST(McpMapping, AdditionalContextsTravelInTheCallResult) {
   EXPECT_EQ(denied.at("_meta").at("toolgate/additional_contexts"), (json::array{"note"}));
   EXPECT_EQ(denied.at("content").as_array().back().at("text"), "note");
 }
+
+// What the server sent goes back as it came when no hook changed the
+// outcome (tool_mapping.hpp: relay_for); otherwise it is rebuilt.
+TEST(McpMapping, UnchangedServerAnswersAreRelayedAsTheyCame) {
+  Host host;
+  std::optional<ServerAnswer> last;
+  ToolDefinition t;
+  t.name = "get";
+  t.execute = [&](const ToolContext& c) {
+    json::object body;
+    bool rpc = c.call.arguments.contains("rpc");
+    if (rpc)
+      body =
+          json::parse(R"({"code":-32042,"message":"auth","data":{"url":"https://x"}})").as_object();
+    else if (c.call.arguments.contains("error"))
+      body = json::parse(R"({"isError":true,"content":[{"type":"text","text":"no"},
+                            {"type":"image","data":"AA==","mimeType":"image/png"}]})")
+                 .as_object();
+    else
+      body = json::parse(R"({"content":[{"type":"text","text":"s"}],"_meta":{"a":1},"x":2})")
+                 .as_object();
+    ToolOutput out =
+        rpc ? output_from_rpc_error(body, "get") : output_from_call_result(body, "get");
+    last = ServerAnswer{body, rpc, out.ok ? std::string() : out.message};
+    return out;
+  };
+  host.set_tools({t});
+  auto relay = [&](json::object args, std::vector<std::string> contexts = {}) {
+    return relay_for(call(host, "get", std::move(args)), last, "get", contexts);
+  };
+  auto rpc = relay({{"rpc", true}});
+  EXPECT_EQ(rpc.kind, Relay::Kind::rpc_error);
+  EXPECT_EQ(rpc.body.at("data").at("url"), "https://x");
+  // A context cannot travel with a JSON-RPC error: the result is rebuilt.
+  EXPECT_EQ(relay({{"rpc", true}}, {"note"}).kind, Relay::Kind::result);
+  auto ok = relay({});
+  EXPECT_EQ(ok.body.at("_meta").at("a"), 1);
+  EXPECT_EQ(ok.body.at("x"), 2);
+  auto err = relay({{"error", true}});
+  EXPECT_EQ(err.body.at("content").as_array().size(), 2u);
+  EXPECT_EQ(err.body.at("_meta").at("toolgate/error").at("code"), "tool_error");
+
+  // A post-execute hook that changes the result: rebuilt, nothing of the
+  // server's own answer (its _meta, its extra fields) is passed on.
+  host.add_post_execute("p", {"mask"}, [](const HookCall& c) {
+    if (c.denied) return PostVerdict::accept();
+    return PostVerdict::replace(
+        json::parse(R"({"isError":false,"content":[{"type":"text","text":"masked"}]})"));
+  });
+  auto changed = relay({});
+  EXPECT_EQ(changed.kind, Relay::Kind::result);
+  EXPECT_FALSE(changed.body.contains("x"));
+  const auto* meta = changed.body.if_contains("_meta");
+  EXPECT_FALSE(meta && meta->is_object() && meta->as_object().contains("a"));
+  EXPECT_EQ(relay({{"rpc", true}}).kind, Relay::Kind::result);
+}

@@ -6,6 +6,10 @@
 // every call and wait for them to end.
 #pragma once
 
+#include "tool_mapping.hpp"
+
+#include <optional>
+
 #include "peer.hpp"
 
 #include <toolgate/signal.hpp>
@@ -35,6 +39,10 @@ struct ClientCall {
   std::shared_ptr<Signal> signal = Signal::make();
   std::atomic<bool> client_cancelled{false};
   SlotWaker waiting;  // what the gateway waits on for this call
+  // The server's last answer to this call (tool_mapping.hpp: relay_for).
+  // Written by the tool body and read after the pipeline, both on the
+  // call's worker thread.
+  std::optional<ServerAnswer> server_answer;
 
   // Fires the signal and wakes every wait of this call at once.
   void cancel() {

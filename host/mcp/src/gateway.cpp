@@ -161,9 +161,11 @@ struct Gateway::Impl final : PeerHandler {
                                  call->signal});
         // A batch of one: its contexts come back with it (see add_contexts).
         BatchResult b = host.call_batch(std::move(batch));
-        json::object result = call_result_from(b.results.at(0));
-        add_contexts(result, b.additional_contexts);
-        response = make_result(call->client_id, std::move(result));
+        Relay relay =
+            relay_for(b.results.at(0), call->server_answer, call->tool, b.additional_contexts);
+        response = relay.kind == Relay::Kind::rpc_error
+                       ? make_error_object(call->client_id, std::move(relay.body))
+                       : make_result(call->client_id, std::move(relay.body));
       }
     } catch (const std::exception& e) {
       response = make_error(call->client_id, rpc_error::internal_error,
@@ -190,8 +192,18 @@ struct Gateway::Impl final : PeerHandler {
     switch (a.end) {
       case Answer::End::answered: {
         const auto& r = a.response();
-        if (const auto* e = r.if_contains("error")) return output_from_rpc_error(*e, name);
-        return output_from_call_result(r.at("result"), name);
+        const auto* e = r.if_contains("error");
+        ToolOutput out =
+            e ? output_from_rpc_error(*e, name) : output_from_call_result(r.at("result"), name);
+        // Kept so that an answer no hook changed goes back as it came.
+        const json::value& body = e ? *e : r.at("result");
+        const auto* data = e && e->is_object() ? e->get_object().if_contains("data") : nullptr;
+        const bool made_here =
+            data && data->is_object() && data->get_object().contains(unusable_answer_mark);
+        if (call && body.is_object() && !made_here)
+          call->server_answer =
+              ServerAnswer{body.get_object(), e != nullptr, out.ok ? std::string() : out.message};
+        return out;
       }
       case Answer::End::failed:
         return ToolOutput::failure(a.failure() + " before answering tools/call for " + name);

@@ -119,4 +119,8 @@ json::object make_error(json::value id, std::int64_t code, std::string_view mess
       {"jsonrpc", "2.0"}, {"id", std::move(id)}, {"error", {{"code", code}, {"message", message}}}};
 }
 
+json::object make_error_object(json::value id, json::object error) {
+  return {{"jsonrpc", "2.0"}, {"id", std::move(id)}, {"error", std::move(error)}};
+}
+
 }  // namespace toolgate::mcp

@@ -66,5 +66,7 @@ boost::json::object make_request(boost::json::value id, std::string_view method,
 boost::json::object make_notification(std::string_view method, boost::json::object params);
 boost::json::object make_result(boost::json::value id, boost::json::value result);
 boost::json::object make_error(boost::json::value id, std::int64_t code, std::string_view message);
+// An error response carrying an error object as it is (a server's, relayed).
+boost::json::object make_error_object(boost::json::value id, boost::json::object error);
 
 }  // namespace toolgate::mcp

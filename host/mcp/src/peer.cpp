@@ -171,7 +171,10 @@ void Peer::on_frame(Frame& f) {
 
 void Peer::fail_unusable_answer(const json::value& id, const std::string& why) {
   spdlog::warn("{} (id {})", why, text_of(id));
-  Message m = classify(make_error(id, rpc_error::internal_error, why));
+  json::object response = make_error(id, rpc_error::internal_error, why);
+  // Made here, not sent by the peer: never relayed as the peer's own error.
+  response["error"].as_object()["data"] = json::object{{std::string(unusable_answer_mark), true}};
+  Message m = classify(std::move(response));
   on_response(m);
 }
 

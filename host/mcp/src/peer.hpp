@@ -71,6 +71,10 @@ class SlotWaker {
 std::string cancel_reason(const Signal& signal);
 
 // How one of the gateway's own requests ended (Peer::request_and_wait).
+// The `data` key of an error response the gateway made up for an answer it
+// could not use (over the size limit, not valid): it is not the peer's.
+inline constexpr std::string_view unusable_answer_mark = "toolgate/unusable_answer";
+
 struct Answer {
   enum class End {
     answered,   // response(): the peer's JSON-RPC response (a result or an error)

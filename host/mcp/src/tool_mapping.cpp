@@ -137,4 +137,57 @@ void add_contexts(json::object& call_result, const std::vector<std::string>& con
   meta.get_object()["toolgate/additional_contexts"] = std::move(listed);
 }
 
+namespace {
+
+// The final result is the failure the tool body made of the server's error,
+// untouched by post-execute, normalization and finalize.
+bool unchanged_failure(const ToolResult& r, const ServerAnswer& a, std::string_view tool) {
+  return r.is_error && r.error && r.error->code == error_code::tool_error &&
+         r.error->stage == stage::tool_body && r.error->source == tool &&
+         r.error->denials.empty() && !a.failure_message.empty() &&
+         r.error->message == a.failure_message && r.content.size() == 1 &&
+         r.content[0] == json::value(text_block(a.failure_message)) && !r.value;
+}
+
+// The final result is the server's success, untouched.
+bool unchanged_success(const ToolResult& r, const json::object& body) {
+  if (r.is_error) return false;
+  const auto* content = body.if_contains("content");
+  static const json::array none;
+  if (r.content != (content && content->is_array() ? content->get_array() : none)) return false;
+  const auto* structured = body.if_contains("structuredContent");
+  if (structured && structured->is_object()) return r.value && *r.value == *structured;
+  return !r.value || r.value->is_null();
+}
+
+}  // namespace
+
+Relay relay_for(const ToolResult& r, const std::optional<ServerAnswer>& answer,
+                std::string_view tool, const std::vector<std::string>& contexts) {
+  Relay out;
+  if (answer && answer->rpc_error && contexts.empty() && unchanged_failure(r, *answer, tool)) {
+    out.kind = Relay::Kind::rpc_error;
+    out.body = answer->body;
+    return out;
+  }
+  if (answer && !answer->rpc_error) {
+    const auto* e = answer->body.if_contains("isError");
+    const bool server_error = e && e->is_bool() && e->get_bool();
+    if (server_error ? unchanged_failure(r, *answer, tool) : unchanged_success(r, answer->body)) {
+      out.body = answer->body;
+      if (server_error) {
+        // toolgate's account of the error joins the server's own _meta.
+        auto& meta = out.body["_meta"];
+        if (!meta.is_object()) meta = json::object();
+        meta.get_object()["toolgate/error"] = call_result_from(r).at("_meta").at("toolgate/error");
+      }
+      add_contexts(out.body, contexts);
+      return out;
+    }
+  }
+  out.body = call_result_from(r);
+  add_contexts(out.body, contexts);
+  return out;
+}
+
 }  // namespace toolgate::mcp

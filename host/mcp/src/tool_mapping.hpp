@@ -41,6 +41,31 @@ ToolOutput output_from_rpc_error(const boost::json::value& error, std::string_vi
 // source[, denials]}.
 boost::json::object call_result_from(const ToolResult& r);
 
+// What the server answered a forwarded tools/call with, as it came: its
+// CallToolResult, or its JSON-RPC error object.  `failure_message` is the
+// message the tool body made of an error (empty for a success).
+struct ServerAnswer {
+  boost::json::object body;
+  bool rpc_error = false;
+  std::string failure_message;
+};
+
+// What goes back to the client for a call whose tool body forwarded to the
+// server: the server's own answer when no hook changed the outcome -- its
+// _meta, its unknown fields, an error result's images and structured
+// content, a JSON-RPC error's code and data (so a 2025-11-25 URL
+// elicitation error, -32042, can start its flow) -- otherwise the rebuilt
+// call_result_from(r).  Unchanged means: the final result is exactly what
+// the body produced from that answer (content, structured content; for an
+// error its code, stage, source, message and content) and, for a JSON-RPC
+// error, no additional context has to travel with it.
+struct Relay {
+  enum class Kind { result, rpc_error } kind = Kind::result;
+  boost::json::object body;  // the result (contexts added) or the error object
+};
+Relay relay_for(const ToolResult& r, const std::optional<ServerAnswer>& answer,
+                std::string_view tool, const std::vector<std::string>& contexts);
+
 // Additional contexts queued by post-execute hooks (docs/design.md §6) for one
 // tools/call.  MCP has no slot for a user message after a batch, and each
 // tools/call is a batch of one, so they travel in the call's own result:
