@@ -1,4 +1,5 @@
 #include <toolgate/events.hpp>
+#include <toolgate/json.hpp>
 
 #include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
@@ -27,7 +28,7 @@ void JsonLinesSink::report(int err) {
 }
 
 void JsonLinesSink::operator()(const Event& e) {
-  std::string line = boost::json::serialize(e.to_json());
+  std::string line = to_json_text(e.to_json());
   line.push_back('\n');
   std::lock_guard lock(mutex_);
   errno = 0;

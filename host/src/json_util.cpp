@@ -5,8 +5,8 @@
 #include <boost/container/small_vector.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/parse_options.hpp>
-#include <boost/json/serialize.hpp>
 
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -126,6 +126,33 @@ std::optional<std::string> find_invalid_utf8(const json::value& root) {
   return std::nullopt;
 }
 
+std::optional<std::string> find_non_finite(const json::value& root) {
+  boost::container::small_vector<const json::value*, 32> stack{&root};
+  while (!stack.empty()) {
+    const json::value* v = stack.back();
+    stack.pop_back();
+    if (v->is_double()) {
+      if (!std::isfinite(v->get_double())) {
+        try {
+          to_json_text(root);  // slow path, once one is known to exist: where is it
+        } catch (const NonFiniteNumber& e) {
+          return e.pointer().empty() ? "/" : e.pointer();
+        }
+      }
+    } else if (v->is_array()) {
+      for (const auto& x : v->get_array()) stack.push_back(&x);
+    } else if (v->is_object()) {
+      for (const auto& kv : v->get_object()) stack.push_back(&kv.value());
+    }
+  }
+  return std::nullopt;
+}
+
+std::string non_finite_in_result(std::string_view where) {
+  return "a non-finite number (NaN or infinity) at " + std::string(where) +
+         ": JSON cannot carry it; return null or a string instead";
+}
+
 // Bytes of a JSON string literal, quotes included, with Boost.JSON's
 // escapes: \" \\ \b \f \n \r \t take two bytes, other control characters
 // six (\u00XX), everything else is written as is.
@@ -174,9 +201,13 @@ JsonScan scan_json(const json::value& root, std::size_t stop_after) {
       case json::kind::uint64:
         r.bytes += digits(v->get_uint64());
         break;
-      case json::kind::double_:
-        r.bytes += json::serialize(*v).size();
-        break;  // rare
+      case json::kind::double_: {
+        char buf[32];
+        const std::size_t n = write_double(v->get_double(), buf);
+        if (n == 0) r.finite = false;
+        r.bytes += n;
+        break;
+      }
       case json::kind::string: {
         std::string_view str = v->get_string();
         if (!valid_utf8(str)) r.valid_utf8 = false;

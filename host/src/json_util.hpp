@@ -26,12 +26,22 @@ std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes);
 // nullopt when all are.  Iterative: deep input cannot blow the stack.
 std::optional<std::string> find_invalid_utf8(const boost::json::value& v);
 
+// The JSON Pointer of the first non-finite number (NaN, an infinity), which
+// JSON cannot write, or nullopt when there is none.  A walk over the
+// containers alone (strings are not read): cheap enough for every call's
+// arguments, the only way an embedder's in-process value can carry one.
+std::optional<std::string> find_non_finite(const boost::json::value& v);
+// What a tool is told when its result holds one at `where` (a JSON Pointer).
+std::string non_finite_in_result(std::string_view where);
+
 // One walk over a value for normalization: whether every string and key is
-// valid UTF-8, and the exact length of its JSON text as Boost.JSON writes it
-// (counting stops once past `stop_after`).  Replaces a UTF-8 walk plus a
+// valid UTF-8, whether every number is finite (JSON cannot write NaN or an
+// infinity), and the exact length of its JSON text as to_json_text writes
+// it (counting stops once past `stop_after`).  Replaces a UTF-8 walk plus a
 // full serialization, the largest cost of an empty call's result.
 struct JsonScan {
   bool valid_utf8 = true;
+  bool finite = true;
   std::size_t bytes = 0;
 };
 JsonScan scan_json(const boost::json::value& v, std::size_t stop_after);

@@ -1,7 +1,9 @@
 // scan_json (host/src/json_util.*): normalization's one walk must count
-// exactly the bytes Boost.JSON writes -- the result size limit depends on
+// exactly the bytes to_json_text writes -- the result size limit depends on
 // it -- and must notice invalid UTF-8 anywhere, keys included.
 #include "json_util.hpp"
+
+#include <toolgate/json.hpp>
 
 #include <gtest/gtest.h>
 #include <boost/json.hpp>
@@ -43,7 +45,7 @@ TEST(JsonScan, CountsExactlyTheSerializedBytes) {
   for (const auto& v : docs) {
     auto scan = scan_json(v, std::numeric_limits<std::size_t>::max());
     EXPECT_TRUE(scan.valid_utf8) << json::serialize(v);
-    EXPECT_EQ(scan.bytes, json::serialize(v).size()) << json::serialize(v);
+    EXPECT_EQ(scan.bytes, toolgate::to_json_text(v).size()) << toolgate::to_json_text(v);
   }
 }
 

@@ -11,10 +11,13 @@
 // should too.
 #pragma once
 
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -27,5 +30,38 @@ namespace toolgate {
 // unescaping, so "a" and "\u0061" are the same key).
 std::optional<boost::json::value> parse_untrusted(std::string_view text, std::size_t max_depth,
                                                   std::string* why = nullptr);
+
+}  // namespace toolgate
+
+namespace toolgate {
+
+// A double JSON cannot write (NaN, an infinity) met by to_json_text; `what()`
+// names where it is as a JSON Pointer.
+class NonFiniteNumber : public std::invalid_argument {
+ public:
+  explicit NonFiniteNumber(std::string pointer);
+  const std::string& pointer() const noexcept { return pointer_; }
+
+ private:
+  std::string pointer_;
+};
+
+// Writes a value as compact JSON text: what the engine puts in events, hands
+// plugins and sends to MCP peers (docs/design.md §10.1).  Strings and
+// integers are written as Boost.JSON writes them.  A double is written in
+// the shortest form that reads back as the same double ("0.5", "1e+300",
+// "0.00011133861541748047"), with ".0" after an integral one ("2.0") so it
+// reads back as a double -- never Boost.JSON 1.81's "5E-1" spelling.  A
+// non-finite double throws NonFiniteNumber: Boost.JSON would write NaN or
+// Infinity, which is not JSON and which no peer can read.  Iterative: a
+// deep value cannot exhaust the stack.
+std::string to_json_text(const boost::json::value& v);
+std::string to_json_text(const boost::json::object& o);
+std::string to_json_text(const boost::json::array& a);
+void append_json_text(std::string& out, const boost::json::value& v);
+
+// The shortest text of a double as to_json_text writes it, into `buf`
+// (at least 32 bytes); returns its length, or 0 when `d` is not finite.
+std::size_t write_double(double d, char* buf);
 
 }  // namespace toolgate

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
+#include <toolgate/json.hpp>
 
 #include <string>
 
@@ -25,7 +26,7 @@ bool client_can_elicit_forms(const json::object& init_params) {
 json::object elicitation_params(const ApprovalRequest& r, std::string_view protocol_version) {
   std::string message =
       "toolgate: approval needed -- " + std::string(r.reason) + "\n\nTool: " + r.identity.tool +
-      "\nArguments: " + json::serialize(r.arguments) + "\nAsked by: " + std::string(r.source) +
+      "\nArguments: " + to_json_text(r.arguments) + "\nAsked by: " + std::string(r.source) +
       "\n\nAccept to run this call once; decline to refuse it.";
   json::object params{{"message", message},
                       {"requestedSchema", {{"type", "object"}, {"properties", json::object{}}}}};

@@ -47,11 +47,11 @@ std::string id_key(const json::value& id) {
   if (id.is_string())
     key.append(id.get_string().data(), id.get_string().size());
   else
-    key += json::serialize(id);
+    key += to_json_text(id);
   return key;
 }
 
-std::string text_of(const json::value& v) { return json::serialize(v); }
+std::string text_of(const json::value& v) { return to_json_text(v); }
 
 std::string id_in_use_text(const json::value& id) {
   return "request id " + text_of(id) + " is already in use by a pending request";

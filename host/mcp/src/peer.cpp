@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
+#include <toolgate/json.hpp>
 
 namespace toolgate::mcp {
 
@@ -58,7 +59,7 @@ void Peer::connect(Peer& other, PeerHandler& handler) {
 
 bool Peer::send(const json::object& message) {
   if (writes_stopped_) return false;
-  if (writer_.write(json::serialize(message))) return true;
+  if (writer_.write(to_json_text(message))) return true;
   if (!write_failed_.exchange(true)) handler_->write_failed(*this);
   return false;
 }

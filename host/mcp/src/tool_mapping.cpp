@@ -1,6 +1,7 @@
 #include "tool_mapping.hpp"
 
 #include <boost/json/serialize.hpp>
+#include <toolgate/json.hpp>
 
 namespace toolgate::mcp {
 
@@ -87,7 +88,7 @@ ToolOutput output_from_rpc_error(const json::value& error, std::string_view tool
   std::string msg = "the MCP server refused tools/call for " + std::string(tool);
   if (const auto* e = error.if_object()) {
     if (const auto* c = e->if_contains("code"); c && c->is_number())
-      msg += " (JSON-RPC error " + json::serialize(*c) + ")";
+      msg += " (JSON-RPC error " + to_json_text(*c) + ")";
     if (const auto* m = e->if_contains("message"); m && m->is_string())
       msg += ": " + std::string(m->get_string());
   }

@@ -13,6 +13,7 @@
 
 #include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
+#include <toolgate/json.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -174,7 +175,7 @@ tg_status call_info(const tg_call* c, tg_call_info* out) {
 tg_status arguments_json(const tg_call* c, tg_str* out) {
   return safely([&]() -> tg_status {
     if (!c || !out) return TG_INVALID_ARGUMENT;
-    if (!c->arguments_text) c->arguments_text = json::serialize(c->view.arguments);
+    if (!c->arguments_text) c->arguments_text = to_json_text(c->view.arguments);
     *out = ts(*c->arguments_text);
     return TG_OK;
   });
@@ -361,12 +362,12 @@ tg_status result_json(const tg_call* c, tg_str* out) {
     if (!c || !out) return TG_INVALID_ARGUMENT;
     if (!c->result_text) {
       if (c->stage == AbiStage::observer && c->outcome)
-        c->result_text = json::serialize(c->outcome->to_json());
+        c->result_text = to_json_text(c->outcome->to_json());
       else if (c->stage == AbiStage::tool_finalize && c->finalize_input)
-        c->result_text = json::serialize(c->finalize_input->to_json());
+        c->result_text = to_json_text(c->finalize_input->to_json());
       else if (const auto* candidate =
                    c->stage == AbiStage::post_execute ? c->view.candidate() : nullptr)
-        c->result_text = json::serialize(*candidate);
+        c->result_text = to_json_text(*candidate);
       else
         return TG_WRONG_STAGE;
     }
@@ -379,7 +380,7 @@ tg_status value_json(const tg_call* c, tg_str* out) {
   return safely([&]() -> tg_status {
     if (!c || !out) return TG_INVALID_ARGUMENT;
     if (c->stage != AbiStage::tool_render || !c->render_value) return TG_WRONG_STAGE;
-    if (!c->value_text) c->value_text = json::serialize(*c->render_value);
+    if (!c->value_text) c->value_text = to_json_text(*c->render_value);
     *out = ts(*c->value_text);
     return TG_OK;
   });

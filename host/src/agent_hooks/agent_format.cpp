@@ -3,6 +3,7 @@
 #include "agent_hooks/formats.hpp"
 
 #include <boost/json/serialize.hpp>
+#include <toolgate/json.hpp>
 
 #include <algorithm>
 
@@ -134,7 +135,7 @@ std::string response_text(const json::value& v) {
           any = true;
         } else {
           if (any) text += "\n";
-          text += json::serialize(block);
+          text += to_json_text(block);
           any = true;
         }
       }
@@ -154,7 +155,7 @@ std::string response_text(const json::value& v) {
     if (const auto* llm = o->if_contains("llmContent"); llm && llm->is_string())
       return std::string(llm->get_string());
   }
-  return json::serialize(v);
+  return to_json_text(v);
 }
 
 ToolResult reported_result(std::string text, bool failed, const std::string& tool) {
@@ -177,7 +178,7 @@ std::string result_text(const ToolResult& r) {
   }
   if (any) return text;
   if (r.error) return r.error->message;
-  if (r.value) return json::serialize(*r.value);
+  if (r.value) return to_json_text(*r.value);
   return {};
 }
 
@@ -225,7 +226,7 @@ std::string blocked_message(const AfterAnswer& a) {
          (text.empty() ? std::string("no reason given") : text);
 }
 
-std::string json_line(const json::object& o) { return json::serialize(o) + "\n"; }
+std::string json_line(const json::object& o) { return to_json_text(o) + "\n"; }
 
 std::string event_of(const json::object& o) { return required_string(o, "hook_event_name"); }
 

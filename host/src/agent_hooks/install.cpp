@@ -3,6 +3,7 @@
 #include "strict_json.hpp"
 
 #include <boost/json/serialize.hpp>
+#include <toolgate/json.hpp>
 
 #include <stdexcept>
 
@@ -128,7 +129,7 @@ void write_pretty(std::string& out, const json::value& v, int depth) {
       if (!first) out += ",\n";
       first = false;
       indent(out, depth + 1);
-      out += json::serialize(json::string_view(kv.key()));
+      out += to_json_text(json::string_view(kv.key()));
       out += ": ";
       write_pretty(out, kv.value(), depth + 1);
     }
@@ -152,7 +153,7 @@ void write_pretty(std::string& out, const json::value& v, int depth) {
     indent(out, depth);
     out += "]";
   } else {
-    out += json::serialize(v);
+    out += to_json_text(v);
   }
 }
 

@@ -6,6 +6,7 @@
 #include "options.hpp"
 
 #include <boost/json/serialize.hpp>
+#include <toolgate/json.hpp>
 
 #include <unistd.h>
 #include <cerrno>
@@ -25,7 +26,7 @@ ApprovalAnswer prompt(const ApprovalRequest& r) {
   if (!::isatty(STDIN_FILENO) || !::isatty(STDERR_FILENO)) return ApprovalAnswer::unavailable;
   std::fprintf(stderr, "toolgate: %s asks: %s\n  tool %s, arguments %s\n  allow once? [y/N] ",
                std::string(r.source).c_str(), std::string(r.reason).c_str(),
-               r.identity.tool.c_str(), json::serialize(r.arguments).c_str());
+               r.identity.tool.c_str(), to_json_text(r.arguments).c_str());
   std::string line;
   if (!std::getline(std::cin, line)) return ApprovalAnswer::cancelled;
   return line == "y" || line == "Y" || line == "yes" ? ApprovalAnswer::allowed_once
@@ -39,15 +40,14 @@ void print_trace(const Event& e) {
                      std::string(d.at("source").as_string()) + "  " +
                      std::string(d.at("verdict").as_string()) + "  " +
                      std::to_string(d.at("ns").as_int64() / 1000) + "us";
-  if (auto* r = d.if_contains("reason")) line += "  reason=" + json::serialize(*r);
+  if (auto* r = d.if_contains("reason")) line += "  reason=" + to_json_text(*r);
   // What went wrong, not only that it did: a failed hook's message, a
   // normalization problem, an error code.
   for (const char* key : {"error", "problem", "code"})
     if (auto* v = d.if_contains(key))
-      line.append("  ").append(key).append("=").append(json::serialize(*v));
+      line.append("  ").append(key).append("=").append(to_json_text(*v));
   if (auto* a = d.if_contains("arguments_after"))
-    line +=
-        "  arguments " + json::serialize(d.at("arguments_before")) + " -> " + json::serialize(*a);
+    line += "  arguments " + to_json_text(d.at("arguments_before")) + " -> " + to_json_text(*a);
   std::fprintf(stderr, "%s\n", line.c_str());
 }
 
@@ -100,7 +100,7 @@ int run_call(const Args& args) {
   ToolResult r = call ? host->call_json(*call)
                       : ToolResult::failure(error_code::invalid_arguments, "--args: " + why,
                                             stage::call, "host");
-  std::printf("%s\n", json::serialize(r.to_json()).c_str());
+  std::printf("%s\n", to_json_text(r.to_json()).c_str());
   // An event log that could not be written (reported once when it
   // happened) fails the command: the record of the call is incomplete.
   if (events && !events->flush()) return 1;

@@ -5,6 +5,7 @@
 #include "options.hpp"
 
 #include <toolgate/host.hpp>
+#include <toolgate/json.hpp>
 
 #include "sample_tools.hpp"
 
@@ -36,12 +37,10 @@ ToolCall greet(std::string name) {
 }
 
 void print_call(const ToolCall& c) {
-  std::printf("call %s %s\n", c.identity.tool.c_str(), json::serialize(c.arguments).c_str());
+  std::printf("call %s %s\n", c.identity.tool.c_str(), to_json_text(c.arguments).c_str());
 }
 
-void print_result(const ToolResult& r) {
-  std::printf("%s\n", json::serialize(r.to_json()).c_str());
-}
+void print_result(const ToolResult& r) { std::printf("%s\n", to_json_text(r.to_json()).c_str()); }
 
 std::unique_ptr<Host> make_host(const std::filesystem::path& manifest) {
   auto host = std::make_unique<Host>();
@@ -126,7 +125,7 @@ int run_demo(const Args& args) {
       host->subscribe([lock](const Event& e) {
         if (e.type != "sample/counted") return;
         std::lock_guard g(*lock);
-        std::printf("event %s %s\n", e.type.c_str(), json::serialize(e.data).c_str());
+        std::printf("event %s %s\n", e.type.c_str(), to_json_text(e.data).c_str());
       });
       for (const char* name : {"Ada", "Grace", "Alan"}) {
         auto c = greet(name);

@@ -16,6 +16,7 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <toolgate/json.hpp>
 
 #include <unistd.h>
 
@@ -40,7 +41,7 @@ class LocalDecider final : public Decider {
  public:
   explicit LocalDecider(const CommonOptions& o) : host_(make_host(o)), protocol_(*host_) {}
   json::object ask(const json::object& request) override {
-    return json::parse(protocol_.answer(json::serialize(request))).as_object();
+    return json::parse(protocol_.answer(to_json_text(request))).as_object();
   }
 
  private:

@@ -21,6 +21,7 @@
 #include "../reload/probe.hpp"
 
 #include <toolgate/host.hpp>
+#include <toolgate/json.hpp>
 
 #include <toolgate/toolgate.h>
 
@@ -245,7 +246,7 @@ Findings inspect_one(const fs::path& plugin, const json::object& config, bool al
       id && !expected_id.empty() && *id != json::value(expected_id))
     f.problem("id_mismatch",
               "the manifest says \"" + expected_id + "\" but the plugin declares " +
-                  json::serialize(*id) + "; the loaders refuse it",
+                  to_json_text(*id) + "; the loaders refuse it",
               "set \"id\" in the manifest to the plugin's id, if this is the plugin you meant");
   return f;
 }
@@ -345,7 +346,7 @@ int run_inspect(const Args& args) {
   }
   // One plugin file: one object, as always; manifests: an array of them.
   if (as_json)
-    std::printf("%s\n", json::serialize(manifests ? json::value(all) : all.at(0)).c_str());
+    std::printf("%s\n", to_json_text(manifests ? json::value(all) : all.at(0)).c_str());
   else if (manifests && results.empty())
     std::printf("no enabled plugin in the manifests\n");
   return problems ? 1 : 0;

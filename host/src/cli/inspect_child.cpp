@@ -15,6 +15,7 @@
 #include "../reload/probe.hpp"
 
 #include <toolgate/host.hpp>
+#include <toolgate/json.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -158,7 +159,7 @@ int inspect_child_main(const Args& args) {
     report["load_error"] = {{"problem", e.what()}, {"fix", "fix the plugin"}};
   }
   std::ofstream out(report_file, std::ios::trunc);
-  out << json::serialize(report) << "\n";
+  out << to_json_text(report) << "\n";
   out.close();
   if (!out.good()) {
     detail::probe_say_rejected("cannot write the report to " + report_file);

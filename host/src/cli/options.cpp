@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
+#include <toolgate/json.hpp>
 
 #include <unistd.h>
 
@@ -104,8 +105,7 @@ std::optional<std::string> call_document(const std::string& tool, const std::str
   // The host's own depth limit applies again when the text is read.
   auto args = detail::parse_untrusted(arguments, HostOptions{}.max_json_depth, why);
   if (!args) return std::nullopt;
-  return boost::json::serialize(
-      boost::json::object{{"tool", tool}, {"arguments", std::move(*args)}});
+  return to_json_text(boost::json::object{{"tool", tool}, {"arguments", std::move(*args)}});
 }
 
 std::uint64_t number_option(const std::string& flag, const std::string& text, std::uint64_t min,

@@ -3,6 +3,7 @@
 #include "options.hpp"
 
 #include <boost/json/serialize.hpp>
+#include <toolgate/json.hpp>
 
 #include <cstdio>
 
@@ -19,7 +20,7 @@ int run_plan(const Args& args) {
   auto host = make_host(o, &report);
   json::object plan = host->plan(tool);
   if (has_flag(rest, "--json")) {
-    std::printf("%s\n", json::serialize(plan).c_str());
+    std::printf("%s\n", to_json_text(plan).c_str());
     return 0;
   }
   std::printf("plan%s%s (layers:", tool.empty() ? "" : " for tool ", tool.c_str());

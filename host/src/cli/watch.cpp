@@ -14,6 +14,7 @@
 #include "../json_util.hpp"
 
 #include <boost/json/serialize.hpp>
+#include <toolgate/json.hpp>
 
 #include <pthread.h>
 #include <sys/time.h>
@@ -113,7 +114,7 @@ class Printer {
             text = &t->get_string();
             break;
           }
-      s += text ? std::string(*text) : r.value ? json::serialize(*r.value) : "(no content)";
+      s += text ? std::string(*text) : r.value ? to_json_text(*r.value) : "(no content)";
     }
     // One line: newlines shown as \n, long outcomes cut at a character.
     std::string out;

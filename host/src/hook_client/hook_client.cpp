@@ -62,7 +62,7 @@ class DaemonDecider final : public Decider {
 
   json::object ask(const json::object& request) override {
     if (fd_ < 0) connect();
-    std::string line = json::serialize(request) + "\n";
+    std::string line = to_json_text(request) + "\n";
     for (std::size_t done = 0; done < line.size();) {
       wait_for(POLLOUT);
       ssize_t n = ::send(fd_, line.data() + done, line.size() - done, MSG_NOSIGNAL);
@@ -187,7 +187,7 @@ void require_ok(const json::object& a) {
   const auto* e = a.if_contains("error");
   std::string message = e && e->is_object() && e->get_object().contains("message")
                             ? json::value_to<std::string>(e->get_object().at("message"))
-                            : json::serialize(a);
+                            : to_json_text(a);
   throw HookFailure("the toolgate daemon refused the request: " + message);
 }
 

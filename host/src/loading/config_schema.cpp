@@ -7,6 +7,7 @@
 
 #include <re2/re2.h>
 #include <boost/json/serialize.hpp>
+#include <toolgate/json.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -115,7 +116,7 @@ std::string shown(const json::value& v) {
 // A value the schema names (const, enum): its JSON text, cut like shown().
 std::string literal(const json::value& v) {
   if (v.is_number()) return number_text(v);
-  std::string s = json::serialize(v);
+  std::string s = to_json_text(v);
   if (s.size() > 60) s = std::string(utf8_prefix(s, 57)) + "...";
   return s;
 }
@@ -532,7 +533,7 @@ class Validator {
     // "$" in the pattern anchor it.
     if (n.pattern && !RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *n.pattern))
       return bad(at, shown(json::value(s)) + " does not match the pattern " +
-                         json::serialize(json::value(n.pattern_text)));
+                         to_json_text(json::value(n.pattern_text)));
     return std::nullopt;
   }
 

@@ -8,6 +8,7 @@
 #include "shadow_copy.hpp"
 
 #include <toolgate/host.hpp>
+#include <toolgate/json.hpp>
 
 #include <openssl/evp.h>
 #include <boost/dll/shared_library.hpp>
@@ -305,7 +306,7 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
   tg_init_ctx ctx;
   ctx.plugin = inst.get();
   ctx.config = &mp.config;
-  const std::string config = boost::json::serialize(mp.config);
+  const std::string config = to_json_text(mp.config);
   void* state = nullptr;
   tg_status st = d->init(host_api(), &ctx, tg_str{config.data(), config.size()}, &state);
   if (st == TG_OK) {

@@ -2,6 +2,7 @@
 // (docs/design.md §2.5, §2.6).  Wrappers get opaque results from `next` and
 // can return only one of those: a wrapper cannot fabricate a result or change
 // the arguments.
+#include "../json_util.hpp"
 #include "invoke.hpp"
 #include "stages.hpp"
 
@@ -9,6 +10,7 @@
 
 #include <boost/container/small_vector.hpp>
 #include <boost/json/serialize.hpp>
+#include <toolgate/json.hpp>
 
 namespace toolgate::detail {
 namespace {
@@ -135,7 +137,7 @@ boost::json::array default_render(const boost::json::value& v) {
   if (v.is_string())
     content.push_back(text_block(v.get_string()));
   else
-    content.push_back(text_block(boost::json::serialize(v)));
+    content.push_back(text_block(to_json_text(v)));
   return content;
 }
 
@@ -155,9 +157,19 @@ void run_execute(CallState& s) {
     s.candidate_writer = r.source;
     return;
   }
+  const auto& def = s.tool->def;
+  if (auto at = find_non_finite(r.value)) {
+    // Caught before rendering, which would have to write it.
+    s.produced =
+        ToolResult::failure(error_code::snapshot_failed,
+                            "the result from " + def.name + " could not be snapshotted: " +
+                                non_finite_in_result("/value" + (*at == "/" ? std::string() : *at)),
+                            stage::normalize, def.name);
+    s.candidate_writer = def.name;
+    return;
+  }
   // Stage 5: render the value into content blocks.
   boost::json::array content;
-  const auto& def = s.tool->def;
   if (r.content) {
     // The tool brought its own content (an MCP server's result).
     ToolResult pre;

@@ -5,8 +5,6 @@
 #include "../json_util.hpp"
 #include "stages.hpp"
 
-#include <boost/json/serialize.hpp>
-
 namespace toolgate::detail {
 
 // UTF-8 and size in one walk; the location of bad UTF-8 only once there is one.
@@ -15,6 +13,7 @@ static std::string scan_problem(const boost::json::value& v, std::size_t max_byt
   auto scan = scan_json(v, max_bytes);
   if (!scan.valid_utf8)
     return "invalid UTF-8 at " + std::string(at) + find_invalid_utf8(v).value_or("");
+  if (!scan.finite) return non_finite_in_result(std::string(at) + find_non_finite(v).value_or(""));
   bytes += scan.bytes;
   return {};
 }

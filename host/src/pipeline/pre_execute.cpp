@@ -1,4 +1,5 @@
 // Stage 1: the pre-execute waterfall (docs/design.md §2.2).
+#include "../json_util.hpp"
 #include "invoke.hpp"
 #include "stages.hpp"
 
@@ -31,6 +32,11 @@ void run_pre_execute(CallState& s) {
                                       std::to_string(static_cast<int>(v.kind)) +
                                       " (a pre-execute hook answers keep, allow, ask or deny)"
                                 : run.error);
+    if (v.arguments)
+      if (auto at = find_non_finite(*v.arguments))
+        return hook_failed(s, kind, hook, run,
+                           "rewrote the arguments with a non-finite number (NaN or infinity) at " +
+                               *at + ", which JSON cannot carry");
     boost::json::object extra;
     if (v.arguments && *v.arguments != s.arguments()) {
       // Rewrites are attributed: the trail and the event log keep both sides.

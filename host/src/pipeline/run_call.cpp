@@ -1,5 +1,6 @@
 // One call, start to finish (docs/design.md §3): exactly one tool/result,
 // whatever happens on the way.
+#include "../json_util.hpp"
 #include "stages.hpp"
 
 #include <atomic>
@@ -43,6 +44,14 @@ void decide_call(CallState& s, ToolCall& call, const DecideOptions& how) {
   if (!call.arguments.is_object()) {
     s.fail(error_code::invalid_arguments,
            "arguments must be a JSON object, got " + std::string(to_string(call.arguments.kind())),
+           stage::call, "host");
+    return;
+  }
+  if (auto at = find_non_finite(call.arguments)) {
+    // An embedder's value can hold one; no event, plugin or peer could read it.
+    s.fail(error_code::invalid_arguments,
+           "the arguments hold a non-finite number (NaN or infinity) at " + *at +
+               ", which JSON cannot carry",
            stage::call, "host");
     return;
   }

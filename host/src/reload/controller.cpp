@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
+#include <toolgate/json.hpp>
 
 #include <map>
 #include <thread>
@@ -87,8 +88,8 @@ ReloadController::ReloadController(Host::Impl& impl, ReloadOptions options)
       spdlog::warn(
           "generation {} still has {} call(s) in flight after {} ms; its plugins are "
           "unloaded when they end ({})",
-          json::serialize(data.at("generation")), json::serialize(data.at("in_flight")),
-          json::serialize(data.at("waited_ms")), type);
+          to_json_text(data.at("generation")), to_json_text(data.at("in_flight")),
+          to_json_text(data.at("waited_ms")), type);
     impl_.emit_host_event(type, std::move(data), impl_.active.load()->number);
   });
   // Created before any thread can look at it, and kept until its thread has

@@ -3,6 +3,7 @@
 #include "../loading/plugin_loader.hpp"
 
 #include <toolgate/host.hpp>
+#include <toolgate/json.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -72,7 +73,7 @@ std::string run_probe(const std::vector<std::string>& command, const std::filesy
   if (rc != 0) return "probe: cannot start " + args[0] + ": " + std::strerror(rc);
   in_r.reset();
   err_w.reset();
-  std::string text = boost::json::serialize(config);
+  std::string text = to_json_text(config);
   // A config larger than the pipe buffer would block; configs are small,
   // and a failed write just makes the child see a truncated config.
   (void)!::write(in_w.fd, text.data(), text.size());

@@ -84,7 +84,7 @@ std::string with_id(json::object answer, const json::value* id) {
   json::object out;
   out["id"] = id ? *id : json::value(nullptr);
   for (auto& kv : answer) out[kv.key()] = std::move(kv.value());
-  return json::serialize(out);
+  return to_json_text(out);
 }
 
 json::object error_object(std::string_view code, std::string_view message) {
@@ -121,7 +121,7 @@ std::string Protocol::match_key(std::string_view peer, std::string_view client,
     key += ':';
     key += part;
   }
-  return key + json::serialize(arguments);
+  return key + to_json_text(arguments);
 }
 
 void Protocol::forget(const std::string& call_id) {

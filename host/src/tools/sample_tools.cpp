@@ -2,6 +2,7 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <toolgate/json.hpp>
 
 #include <chrono>
 
@@ -59,8 +60,7 @@ ToolDefinition stub_tool(std::string name, boost::json::value input_schema) {
   t.annotations = annotation::destructive | annotation::open_world;  // MCP's defaults
   t.execute = [tool = t.name](const ToolContext& ctx) {
     boost::json::object value{{"tool", tool}, {"arguments", ctx.call.arguments}};
-    std::string text =
-        "stub " + tool + " called with " + boost::json::serialize(ctx.call.arguments);
+    std::string text = "stub " + tool + " called with " + to_json_text(ctx.call.arguments);
     return ToolOutput::success(std::move(value), boost::json::array{text_block(text)});
   };
   return t;
