@@ -277,4 +277,8 @@ std::optional<boost::json::value> parse_untrusted(std::string_view text, std::si
   return v;
 }
 
+std::optional<std::string> replace_lone_surrogates(std::string_view text) {
+  return detail::replace_lone_surrogates(text);
+}
+
 }  // namespace toolgate

@@ -280,7 +280,9 @@ function rawGateway(extraArgs = [], log = '', { manifestFile = manifest, server 
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
   createInterface({ input: child.stdout }).on('line', (line) => {
-    messages.push(JSON.parse(line));  // stdout must carry protocol only
+    const m = JSON.parse(line);  // stdout must carry protocol only
+    if (m && typeof m === 'object') Object.defineProperty(m, 'raw', { value: line, enumerable: false });
+    messages.push(m);
     waiters.splice(0).forEach((w) => w());
   });
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
@@ -605,6 +607,41 @@ test('an answer a hook changed is rebuilt: a redacted JSON-RPC error never reach
     assert.equal(r.error, undefined, JSON.stringify(r));
     assert.equal(r.result.isError, true);
     assert.doesNotMatch(JSON.stringify(r), /AKIAIOSFODNN7EXAMPLE/);
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
+});
+
+test('numbers and spelling cross the gateway byte for byte both ways where no hook acts', async () => {
+  const g = rawGateway([], newLog(), { server: rawServer });
+  try {
+    g.send(init);
+    await g.next((m) => m.id === 1);
+    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    // Spellings JSON.stringify never writes, a value Boost.JSON 1.81 read
+    // one ulp off, an integer beyond 64 bits.
+    const args = '{"tag":"echo-line","n":0.00011133861541748047,"big":123456789012345678901234567890,"half":5E-1, "spaced" : [ 1.0 ]}';
+    const params = `{"name":"run","arguments":${args},"_meta":{"progressToken":"p-1"}}`;
+    g.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":${params}}`);
+    const r = await g.next((m) => m.id === 2);
+    const seen = r.result.content[0].text;  // what the server read
+    assert.match(seen, /^\{"jsonrpc":"2\.0","id":\d+,"method":"tools\/call","params":(.*)\}$/);
+    assert.equal(seen.slice(seen.indexOf('"params":') + 9, -1), params);
+    // What the client read: the server's result exactly as it wrote it.
+    const serverResult = `{"content":[{"type":"text","text":${JSON.stringify(seen)}}],` +
+      '"structuredContent":{"n":0.00011133861541748047,"big":123456789012345678901234567890,"half":5E-1, "spaced" : [ 1.0 ]},"isError":false}';
+    assert.equal(r.raw, `{"jsonrpc":"2.0","id":2,"result":${serverResult}}`);
+
+    // A request the gateway only relays: only the id changes, each way.
+    const sent = '{"jsonrpc":"2.0","id":"c-7","method":"test/echo","params":{"n":1.50E+0,"big":123456789012345678901234567890}}';
+    g.send(sent);
+    const e = await g.next((m) => m.id === 'c-7');
+    const line = e.result.line;
+    const serverId = line.match(/^\{"jsonrpc":"2\.0","id":(\d+),/)?.[1];
+    assert.ok(serverId, line);
+    assert.equal(line, sent.replace('"id":"c-7"', `"id":${serverId}`));
+    assert.equal(e.raw, `{"jsonrpc":"2.0","id":"c-7","result":{"line":${JSON.stringify(line)},"n":0.00011133861541748047}}`);
   } finally {
     g.child.stdin.end();
   }

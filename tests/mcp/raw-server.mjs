@@ -48,6 +48,12 @@ createInterface({ input: process.stdin }).on('line', (line) => {
         return answer({ isError: true, _meta: { 'example.com/why': 'quota' },
           content: [{ type: 'text', text: 'quota exceeded' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] });
       }
+      if (tag === 'echo-line') {
+        // The line as received, and numbers spelled as no JSON writer in
+        // JavaScript would: the gateway must relay both byte for byte.
+        return process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(line)}}],` +
+          `"structuredContent":{"n":0.00011133861541748047,"big":123456789012345678901234567890,"half":5E-1, "spaced" : [ 1.0 ]},"isError":false}}\n`);
+      }
       if (tag === 'secret-error') {
         return send({ id: m.id, error: { code: -32000, message: 'failed with key AKIAIOSFODNN7EXAMPLE', data: { k: 'AKIAIOSFODNN7EXAMPLE' } } });
       }
@@ -56,6 +62,8 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     }
     case 'ping':
       return answer({});
+    case 'test/echo':  // a method the gateway only relays
+      return process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"line":${JSON.stringify(line)},"n":0.00011133861541748047}}\n`);
     default:
       if (m.id !== undefined && m.method) send({ id: m.id, error: { code: -32601, message: 'no such method' } });
   }

@@ -4,6 +4,8 @@
 
 #include "tool_mapping.hpp"
 
+#include <toolgate/json.hpp>
+
 using namespace tgtest;
 using namespace toolgate::mcp;
 
@@ -215,22 +217,26 @@ TEST(McpMapping, UnchangedServerAnswersAreRelayedAsTheyCame) {
   std::optional<ServerAnswer> last;
   ToolDefinition t;
   t.name = "get";
+  // As a server may write them: numbers spelled its way, an integer beyond
+  // 64 bits, spacing.  Relayed, these bytes must come back unchanged.
+  const std::string rpc_text =
+      R"({"code":-32042,"message":"auth","data":{"url":"https://x","n":1.50E+0}})";
+  const std::string error_text = R"({"isError":true,"content":[{"type":"text","text":"no"},
+                            {"type":"image","data":"AA==","mimeType":"image/png"}]})";
+  const std::string ok_text = R"({"content":[{"type":"text","text":"s"}], "_meta":{"a":1},"x":2,)"
+                              R"("big":123456789012345678901234567890,"r":0.00011133861541748047})";
+  const std::string spoof_text = R"({"isError":true,"_meta":{"toolgate/error":{"code":"forged"}},)"
+                                 R"("content":[{"type":"text","text":"no"}]})";
   t.execute = [&](const ToolContext& c) {
-    json::object body;
     bool rpc = c.call.arguments.contains("rpc");
-    if (rpc)
-      body =
-          json::parse(R"({"code":-32042,"message":"auth","data":{"url":"https://x"}})").as_object();
-    else if (c.call.arguments.contains("error"))
-      body = json::parse(R"({"isError":true,"content":[{"type":"text","text":"no"},
-                            {"type":"image","data":"AA==","mimeType":"image/png"}]})")
-                 .as_object();
-    else
-      body = json::parse(R"({"content":[{"type":"text","text":"s"}],"_meta":{"a":1},"x":2})")
-                 .as_object();
+    const std::string& text = rpc                                  ? rpc_text
+                              : c.call.arguments.contains("error") ? error_text
+                              : c.call.arguments.contains("spoof") ? spoof_text
+                                                                   : ok_text;
+    json::object body = json::parse(text).as_object();
     ToolOutput out =
         rpc ? output_from_rpc_error(body, "get") : output_from_call_result(body, "get");
-    last = ServerAnswer{body, rpc, out.ok ? std::string() : out.message};
+    last = ServerAnswer{body, rpc, out.ok ? std::string() : out.message, text};
     return out;
   };
   host.set_tools({t});
@@ -240,14 +246,28 @@ TEST(McpMapping, UnchangedServerAnswersAreRelayedAsTheyCame) {
   auto rpc = relay({{"rpc", true}});
   EXPECT_EQ(rpc.kind, Relay::Kind::rpc_error);
   EXPECT_EQ(rpc.body.at("data").at("url"), "https://x");
+  EXPECT_EQ(rpc.text, rpc_text);  // byte for byte
   // A context cannot travel with a JSON-RPC error: the result is rebuilt.
   EXPECT_EQ(relay({{"rpc", true}}, {"note"}).kind, Relay::Kind::result);
   auto ok = relay({});
   EXPECT_EQ(ok.body.at("_meta").at("a"), 1);
   EXPECT_EQ(ok.body.at("x"), 2);
+  EXPECT_EQ(ok.text, ok_text);
+  // With a context added the result is rebuilt (a hook acted).
+  EXPECT_EQ(relay({}, {"note"}).text, "");
   auto err = relay({{"error", true}});
   EXPECT_EQ(err.body.at("content").as_array().size(), 2u);
   EXPECT_EQ(err.body.at("_meta").at("toolgate/error").at("code"), "tool_error");
+  // The server's text with toolgate's _meta spliced in first, the rest as sent.
+  ASSERT_TRUE(err.text.starts_with(R"({"_meta":{"toolgate/error":{"code":"tool_error")"))
+      << err.text;
+  EXPECT_TRUE(err.text.ends_with(error_text.substr(1))) << err.text;
+  EXPECT_EQ(json::parse(err.text), json::value(err.body));
+  // A server that writes toolgate's own key into its _meta is not relayed
+  // as text (a client would read the server's copy of a duplicate key).
+  auto spoof = relay({{"spoof", true}});
+  EXPECT_EQ(spoof.text, "");
+  EXPECT_EQ(spoof.body.at("_meta").at("toolgate/error").at("code"), "tool_error");
 
   // A post-execute hook that changes the result: rebuilt, nothing of the
   // server's own answer (its _meta, its extra fields) is passed on.
@@ -258,8 +278,51 @@ TEST(McpMapping, UnchangedServerAnswersAreRelayedAsTheyCame) {
   });
   auto changed = relay({});
   EXPECT_EQ(changed.kind, Relay::Kind::result);
+  EXPECT_EQ(changed.text, "");
   EXPECT_FALSE(changed.body.contains("x"));
   const auto* meta = changed.body.if_contains("_meta");
   EXPECT_FALSE(meta && meta->is_object() && meta->as_object().contains("a"));
   EXPECT_EQ(relay({{"rpc", true}}).kind, Relay::Kind::result);
+}
+
+// The client's params reach the server as the client wrote them; only what
+// the gateway must change is edited in the text (tool_mapping.hpp).
+TEST(McpMapping, ForwardParamsKeepTheClientsBytes) {
+  auto parsed = [](std::string_view text) {
+    return toolgate::parse_untrusted(text, 64).value().as_object();
+  };
+  const std::string exact =
+      R"({"name":"get", "arguments":{"n":0.00011133861541748047,"half":5E-1,)"
+      R"("big":123456789012345678901234567890}, "_meta":{"progressToken":7}})";
+  auto p = parsed(exact);
+  EXPECT_EQ(forward_params(exact, p, "get", p.at("arguments").as_object()), exact);
+
+  // "task" removed, wherever it is; nothing else touched.
+  const std::string first = R"({"task":{"ttl":1000}, "name":"get","arguments":{"a":1.0}})";
+  p = parsed(first);
+  EXPECT_EQ(forward_params(first, p, "get", p.at("arguments").as_object()),
+            R"({"name":"get","arguments":{"a":1.0}})");
+  const std::string last = R"({"name":"get","arguments":{"a":1.0} , "task":{}})";
+  p = parsed(last);
+  EXPECT_EQ(forward_params(last, p, "get", p.at("arguments").as_object()),
+            R"({"name":"get","arguments":{"a":1.0} })");
+
+  // A rewrite replaces the arguments alone; the client's _meta stays as sent.
+  p = parsed(exact);
+  EXPECT_EQ(forward_params(exact, p, "get", json::object{{"n", 1}}),
+            R"({"name":"get", "arguments":{"n":1}, "_meta":{"progressToken":7}})");
+  // No arguments sent, a hook added some.
+  const std::string bare = R"({"name":"get"})";
+  EXPECT_EQ(forward_params(bare, parsed(bare), "get", json::object{{"k", "v"}}),
+            R"({"arguments":{"k":"v"},"name":"get"})");
+  // A key written with escapes is not edited in the text (it could be
+  // missed and sent twice): the params are written again, one "arguments".
+  const std::string escaped = R"({"name":"get","\u0061rguments":{"a":1}})";
+  const std::string rebuilt =
+      forward_params(escaped, parsed(escaped), "get", json::object{{"a", 2}});
+  EXPECT_EQ(parsed(rebuilt).at("arguments"), (json::object{{"a", 2}}));
+  EXPECT_EQ(rebuilt.find("\\u0061"), std::string::npos) << rebuilt;
+  // No text known: written from the parsed params.
+  EXPECT_EQ(parsed(forward_params("", parsed(first), "get", json::object{})),
+            (json::object{{"name", "get"}, {"arguments", json::object{}}}));
 }

@@ -31,6 +31,14 @@ namespace toolgate {
 std::optional<boost::json::value> parse_untrusted(std::string_view text, std::size_t max_depth,
                                                   std::string* why = nullptr);
 
+// parse_untrusted reads an escaped surrogate without its partner ("\ud83d"
+// alone: valid JSON that JavaScript writes when it cuts a string inside an
+// emoji, and that Boost.JSON 1.81 refuses) as U+FFFD, the replacement
+// character.  This is the text with each such escape replaced by "\ufffd"
+// (six bytes for six), or nullopt when there is none: what to relay when
+// the peer must read exactly what the hooks read.
+std::optional<std::string> replace_lone_surrogates(std::string_view text);
+
 }  // namespace toolgate
 
 namespace toolgate {

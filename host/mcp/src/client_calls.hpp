@@ -36,6 +36,7 @@ struct ClientCall {
   std::string tool;
   boost::json::value arguments;
   boost::json::object params;  // the client's params (its _meta travels on)
+  std::string params_text;     // the same as the client wrote them (empty if unknown)
   std::shared_ptr<Signal> signal = Signal::make();
   std::atomic<bool> client_cancelled{false};
   SlotWaker waiting;  // what the gateway waits on for this call

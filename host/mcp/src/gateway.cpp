@@ -4,9 +4,12 @@
 #include "elicitation.hpp"
 #include "jsonrpc.hpp"
 #include "peer.hpp"
+#include "raw_json.hpp"
 #include "server_tools.hpp"
 #include "tool_mapping.hpp"
 #include "worker_pool.hpp"
+
+#include <toolgate/json.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -142,6 +145,7 @@ struct Gateway::Impl final : PeerHandler {
     const auto* args = p.if_contains("arguments");
     call->arguments = args ? *args : json::value(json::object{});
     call->params = p;
+    if (auto span = find_path(m.text, {"params"})) call->params_text = span->value.of(m.text);
     call->call_id = opt.session_id + "-" + std::to_string(++call_counter);
     if (server.ids().find_forwarded(call->client_id) || !calls.add(call))
       return client.reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
@@ -149,11 +153,11 @@ struct Gateway::Impl final : PeerHandler {
   }
 
   void run_call(const std::shared_ptr<ClientCall>& call) {
-    json::object response;
+    std::string response;
     try {
       tools.ensure(call->tool, server, *call->signal, &call->waiting);
       if (auto clash = tools.clash_for(call->tool)) {
-        response = make_error(call->client_id, rpc_error::invalid_params, *clash);
+        response = to_json_text(make_error(call->client_id, rpc_error::invalid_params, *clash));
       } else {
         std::vector<ToolCall> batch;
         batch.push_back(ToolCall{{call->call_id, call->tool, opt.session_id, "", "mcp", ""},
@@ -163,32 +167,31 @@ struct Gateway::Impl final : PeerHandler {
         BatchResult b = host.call_batch(std::move(batch));
         Relay relay =
             relay_for(b.results.at(0), call->server_answer, call->tool, b.additional_contexts);
-        response = relay.kind == Relay::Kind::rpc_error
-                       ? make_error_object(call->client_id, std::move(relay.body))
-                       : make_result(call->client_id, std::move(relay.body));
+        const bool is_error = relay.kind == Relay::Kind::rpc_error;
+        response = response_text(
+            call->client_id, is_error,
+            relay.text.empty() ? std::string_view(to_json_text(relay.body)) : relay.text);
       }
     } catch (const std::exception& e) {
-      response = make_error(call->client_id, rpc_error::internal_error,
-                            std::string("toolgate failed to run the call: ") + e.what());
+      response =
+          to_json_text(make_error(call->client_id, rpc_error::internal_error,
+                                  std::string("toolgate failed to run the call: ") + e.what()));
     }
     calls.finish(*call);
     // A request the client cancelled gets no response (MCP cancellation).
-    if (!call->client_cancelled) client.send(response);
+    if (!call->client_cancelled) client.send_text(response);
   }
 
   // The tool body of every server tool: the final arguments to the server.
   ToolOutput forward_call(const ToolContext& ctx) {
     const auto& name = ctx.call.identity.tool;
     auto call = calls.by_call_id(ctx.call.identity.call_id);
-    json::object params;
-    if (call) params = call->params;
-    // Task-augmented execution (2025-11-25) would answer with a task, not a
-    // CallToolResult: the gateway runs every call to completion.
-    params.erase("task");
-    params["name"] = name;
-    params["arguments"] = ctx.call.arguments;
-    auto a = server.request_and_wait("tools/call", std::move(params), *ctx.signal,
-                                     call ? &call->waiting : nullptr);
+    static const json::object no_params;
+    const std::string params =
+        forward_params(call ? std::string_view(call->params_text) : std::string_view(),
+                       call ? call->params : no_params, name, ctx.call.arguments);
+    auto a = server.request_text_and_wait("tools/call", params, *ctx.signal,
+                                          call ? &call->waiting : nullptr);
     switch (a.end) {
       case Answer::End::answered: {
         const auto& r = a.response();
@@ -200,9 +203,12 @@ struct Gateway::Impl final : PeerHandler {
         const auto* data = e && e->is_object() ? e->get_object().if_contains("data") : nullptr;
         const bool made_here =
             data && data->is_object() && data->get_object().contains(unusable_answer_mark);
-        if (call && body.is_object() && !made_here)
+        if (call && body.is_object() && !made_here) {
+          auto span = find_path(a.slot->text(), {e ? "error" : "result"});
           call->server_answer =
-              ServerAnswer{body.get_object(), e != nullptr, out.ok ? std::string() : out.message};
+              ServerAnswer{body.get_object(), e != nullptr, out.ok ? std::string() : out.message,
+                           span ? std::string(span->value.of(a.slot->text())) : std::string()};
+        }
         return out;
       }
       case Answer::End::failed:

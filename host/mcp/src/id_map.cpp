@@ -6,7 +6,14 @@ namespace toolgate::mcp {
 
 namespace json = boost::json;
 
-void ResponseSlot::deliver(json::object response) { complete(std::move(response), {}); }
+void ResponseSlot::deliver(json::object response, std::string text) {
+  {
+    std::lock_guard lock(mutex_);
+    if (done_) return;  // the first completion wins (complete() checks again)
+    text_ = std::move(text);
+  }
+  complete(std::move(response), {});
+}
 
 void ResponseSlot::fail(std::string why) { complete(std::nullopt, std::move(why)); }
 

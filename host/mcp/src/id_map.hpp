@@ -23,8 +23,9 @@ namespace toolgate::mcp {
 // Where the gateway's own requests wait for their response.
 class ResponseSlot {
  public:
-  // The peer's response (a JSON-RPC response object).
-  void deliver(boost::json::object response);
+  // The peer's response (a JSON-RPC response object) and the text it was
+  // read from (empty for one the gateway made).
+  void deliver(boost::json::object response, std::string text = {});
   // No response will come (the peer is gone): `why` says so.
   void fail(std::string why);
   // Wakes waiters without completing (a signal may have fired).
@@ -42,6 +43,8 @@ class ResponseSlot {
   // After done(): the response, or nullopt and failure() when it failed.
   const std::optional<boost::json::object>& response() const { return response_; }
   const std::string& failure() const { return failure_; }
+  // After done() with a response: its text as the peer sent it (raw_json.hpp).
+  const std::string& text() const { return text_; }
 
  private:
   void complete(std::optional<boost::json::object> response, std::string why);
@@ -52,6 +55,7 @@ class ResponseSlot {
   bool poked_ = false;
   std::optional<boost::json::object> response_;
   std::string failure_;
+  std::string text_;
 };
 
 struct PendingRequest {

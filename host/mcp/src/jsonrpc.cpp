@@ -123,4 +123,25 @@ json::object make_error_object(json::value id, json::object error) {
   return {{"jsonrpc", "2.0"}, {"id", std::move(id)}, {"error", std::move(error)}};
 }
 
+std::string request_text(const json::value& id, std::string_view method,
+                         std::string_view params_text) {
+  std::string out = R"({"jsonrpc":"2.0","id":)";
+  append_json_text(out, id);
+  out += R"(,"method":)";
+  append_json_text(out, json::string(method));
+  out += R"(,"params":)";
+  out.append(params_text);
+  out += '}';
+  return out;
+}
+
+std::string response_text(const json::value& id, bool is_error, std::string_view body_text) {
+  std::string out = R"({"jsonrpc":"2.0","id":)";
+  append_json_text(out, id);
+  out += is_error ? R"(,"error":)" : R"(,"result":)";
+  out.append(body_text);
+  out += '}';
+  return out;
+}
+
 }  // namespace toolgate::mcp

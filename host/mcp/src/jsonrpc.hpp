@@ -26,6 +26,11 @@ inline constexpr std::size_t max_message_depth = 256;
 struct Message {
   enum class Kind { request, notification, response, invalid } kind = Kind::invalid;
   boost::json::object body;  // the whole message (empty when invalid)
+  // The text it was read from, lone surrogates replaced as the parser read
+  // them (toolgate/json.hpp), so a relay sends exactly what the hooks saw;
+  // empty for a message the gateway made.  Relayed by editing this text
+  // (raw_json.hpp), never by writing `body` again.
+  std::string text;
   // invalid: what is wrong, the JSON-RPC code for the error reply and the
   // id to reply to (null when none could be read).
   std::string problem;
@@ -68,5 +73,11 @@ boost::json::object make_result(boost::json::value id, boost::json::value result
 boost::json::object make_error(boost::json::value id, std::int64_t code, std::string_view message);
 // An error response carrying an error object as it is (a server's, relayed).
 boost::json::object make_error_object(boost::json::value id, boost::json::object error);
+
+// The text of a request whose params are already JSON text.
+std::string request_text(const boost::json::value& id, std::string_view method,
+                         std::string_view params_text);
+// The text of a response whose result (or error object) is already JSON text.
+std::string response_text(const boost::json::value& id, bool is_error, std::string_view body_text);
 
 }  // namespace toolgate::mcp

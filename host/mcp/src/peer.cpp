@@ -1,6 +1,7 @@
 #include "peer.hpp"
 
 #include "envelope_scanner.hpp"
+#include "raw_json.hpp"
 
 #include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
@@ -57,11 +58,24 @@ void Peer::connect(Peer& other, PeerHandler& handler) {
   handler_ = &handler;
 }
 
-bool Peer::send(const json::object& message) {
+bool Peer::send(const json::object& message) { return send_text(to_json_text(message)); }
+
+bool Peer::send_text(const std::string& text) {
   if (writes_stopped_) return false;
-  if (writer_.write(to_json_text(message))) return true;
+  if (writer_.write(text)) return true;
   if (!write_failed_.exchange(true)) handler_->write_failed(*this);
   return false;
+}
+
+bool Peer::relay_edited(Message& m, std::initializer_list<std::string_view> path,
+                        const json::value& value) {
+  if (!m.text.empty())
+    if (auto span = find_path(m.text, path))
+      return other_->send_text(replace_span(m.text, span->value, to_json_text(value)));
+  json::object* at = &m.body;
+  for (auto it = path.begin(); it + 1 != path.end(); ++it) at = &(*at)[*it].as_object();
+  (*at)[*(path.end() - 1)] = value;
+  return other_->send(m.body);
 }
 
 void Peer::reply_error(const json::value& id, std::int64_t code, std::string_view message) {
@@ -94,8 +108,13 @@ void Peer::fail_pending(const std::string& why) {
 
 // ---- the gateway's own requests ------------------------------------------------------------
 
-Answer Peer::request_and_wait(std::string_view method, json::object params, const Signal& signal,
-                              SlotWaker* waker) {
+Answer Peer::request_and_wait(std::string_view method, const json::object& params,
+                              const Signal& signal, SlotWaker* waker) {
+  return request_text_and_wait(method, to_json_text(params), signal, waker);
+}
+
+Answer Peer::request_text_and_wait(std::string_view method, std::string_view params_text,
+                                   const Signal& signal, SlotWaker* waker) {
   Answer a;
   if (gone_) return a;
   a.slot = std::make_shared<ResponseSlot>();
@@ -108,7 +127,7 @@ Answer Peer::request_and_wait(std::string_view method, json::object params, cons
       if (waker) waker->remove(slot);
     }
   } unregister{waker, a.slot};
-  if (!send(make_request(id, method, std::move(params)))) {
+  if (!send_text(request_text(id, method, params_text))) {
     ids_.erase(id);
     return a;
   }
@@ -151,6 +170,10 @@ void Peer::on_frame(Frame& f) {
     return;
   }
   Message m = parse_message(f.text);
+  if (m.kind != Message::Kind::invalid) {
+    auto repaired = replace_lone_surrogates(f.text);
+    m.text = repaired ? std::move(*repaired) : std::move(f.text);
+  }
   switch (m.kind) {
     case Message::Kind::invalid:
       spdlog::warn("invalid message from {}: {}", name_, m.problem);
@@ -187,8 +210,7 @@ void Peer::on_request(Message& m) {
   auto id = to.ids_.add_forwarded(m.id(), std::string(m.method()), std::move(note));
   if (!id) return reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
   json::value from_id = m.id();
-  m.body["id"] = *id;
-  if (!to.send(m.body)) {
+  if (!relay_edited(m, {"id"}, *id)) {
     to.ids_.erase(*id);
     reply_error(from_id, rpc_error::internal_error, to.unwritable());
   }
@@ -215,9 +237,11 @@ void Peer::on_notification(Message& m) {
     auto ours = other_->ids_.find_forwarded(*rid);
     if (!ours) return;  // already answered: the race the spec allows
     other_->ids_.erase(*ours);
-    m.body["params"].as_object()["requestId"] = *ours;
+    relay_edited(m, {"params", "requestId"}, *ours);
+    return;
   }
-  other_->send(m.body);
+  // Relayed as it came.
+  m.text.empty() ? other_->send(m.body) : other_->send_text(m.text);
 }
 
 void Peer::on_response(Message& m) {
@@ -228,11 +252,11 @@ void Peer::on_response(Message& m) {
                   text_of(m.id()));
     return;
   }
-  if (p->kind == PendingRequest::Kind::own) return p->slot->deliver(std::move(m.body));
+  if (p->kind == PendingRequest::Kind::own)
+    return p->slot->deliver(std::move(m.body), std::move(m.text));
   if (const auto* result = m.body.if_contains("result"); result && result->is_object())
     handler_->saw_result(*this, *p, result->get_object());
-  m.body["id"] = p->peer_id;
-  other_->send(m.body);
+  relay_edited(m, {"id"}, p->peer_id);
 }
 
 }  // namespace toolgate::mcp

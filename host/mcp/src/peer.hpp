@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -109,6 +110,7 @@ class Peer {
   void wake() { reader_.wake(); }
 
   bool send(const boost::json::object& message);
+  bool send_text(const std::string& text);
   void reply_error(const boost::json::value& id, std::int64_t code, std::string_view message);
 
   // Sends one of the gateway's own requests and waits for its answer,
@@ -116,8 +118,12 @@ class Peer {
   // deadline); a slot registered in `waker` is woken at once.  When the
   // signal fires first, a late answer is dropped and the peer is told with
   // notifications/cancelled.
-  Answer request_and_wait(std::string_view method, boost::json::object params, const Signal& signal,
-                          SlotWaker* waker = nullptr);
+  Answer request_and_wait(std::string_view method, const boost::json::object& params,
+                          const Signal& signal, SlotWaker* waker = nullptr);
+  // The same with params that are already JSON text (a client's own,
+  // relayed byte for byte: raw_json.hpp).
+  Answer request_text_and_wait(std::string_view method, std::string_view params_text,
+                               const Signal& signal, SlotWaker* waker = nullptr);
 
   // Gone: nothing more can be asked of this peer (request_and_wait is
   // unsent, requests relayed to it are answered with `why`).  The first
@@ -147,6 +153,12 @@ class Peer {
   // request it answers (found by EnvelopeScanner): its originator gets a
   // JSON-RPC error now instead of waiting for its deadline.
   void fail_unusable_answer(const boost::json::value& id, const std::string& why);
+  // Relays `m` to the other peer with the member at `path` set to `value`
+  // (its id, a cancellation's requestId): the message's own text with that
+  // member edited, or, when its text does not hold the member as a plain
+  // key, the parsed message written again.
+  bool relay_edited(Message& m, std::initializer_list<std::string_view> path,
+                    const boost::json::value& value);
 
   std::string name_;
   std::size_t max_message_bytes_;

@@ -1,5 +1,7 @@
 #include "tool_mapping.hpp"
 
+#include "raw_json.hpp"
+
 #include <boost/json/serialize.hpp>
 #include <toolgate/json.hpp>
 
@@ -161,6 +163,22 @@ bool unchanged_success(const ToolResult& r, const json::object& body) {
   return !r.value || r.value->is_null();
 }
 
+// The server's error result text with `error` added to its _meta, or
+// empty when that cannot be done in the text (rebuilt instead).
+std::string with_toolgate_error(const ServerAnswer& a, const json::value& error) {
+  if (a.text.empty()) return {};
+  const std::string member = to_json_text(error);
+  const auto* meta = a.body.if_contains("_meta");
+  if (!meta) {
+    std::string value = R"({"toolgate/error":)" + member + "}";
+    return insert_first_member(a.text, 0, R"("_meta")", value);
+  }
+  if (!meta->is_object() || meta->get_object().contains("toolgate/error")) return {};
+  auto span = find_member(a.text, 0, "_meta");
+  if (!span) return {};
+  return insert_first_member(a.text, span->value.begin, R"("toolgate/error")", member);
+}
+
 }  // namespace
 
 Relay relay_for(const ToolResult& r, const std::optional<ServerAnswer>& answer,
@@ -169,6 +187,7 @@ Relay relay_for(const ToolResult& r, const std::optional<ServerAnswer>& answer,
   if (answer && answer->rpc_error && contexts.empty() && unchanged_failure(r, *answer, tool)) {
     out.kind = Relay::Kind::rpc_error;
     out.body = answer->body;
+    out.text = answer->text;
     return out;
   }
   if (answer && !answer->rpc_error) {
@@ -178,9 +197,13 @@ Relay relay_for(const ToolResult& r, const std::optional<ServerAnswer>& answer,
       out.body = answer->body;
       if (server_error) {
         // toolgate's account of the error joins the server's own _meta.
+        const auto error = call_result_from(r).at("_meta").at("toolgate/error");
+        if (contexts.empty()) out.text = with_toolgate_error(*answer, error);
         auto& meta = out.body["_meta"];
         if (!meta.is_object()) meta = json::object();
-        meta.get_object()["toolgate/error"] = call_result_from(r).at("_meta").at("toolgate/error");
+        meta.get_object()["toolgate/error"] = error;
+      } else if (contexts.empty()) {
+        out.text = answer->text;
       }
       add_contexts(out.body, contexts);
       return out;
@@ -189,6 +212,38 @@ Relay relay_for(const ToolResult& r, const std::optional<ServerAnswer>& answer,
   out.body = call_result_from(r);
   add_contexts(out.body, contexts);
   return out;
+}
+
+std::string forward_params(std::string_view client_text, const json::object& client_params,
+                           std::string_view tool, const json::object& final_arguments) {
+  static const json::object no_arguments;
+  const auto* sent = client_params.if_contains("arguments");
+  const bool rewritten =
+      final_arguments != (sent && sent->is_object() ? sent->get_object() : no_arguments);
+  const auto* name = client_params.if_contains("name");
+  const bool same_name = name && name->is_string() && name->get_string() == tool;
+  auto rebuilt = [&] {
+    json::object p = client_params;
+    p.erase("task");
+    p["name"] = tool;
+    p["arguments"] = final_arguments;
+    return to_json_text(p);
+  };
+  if (client_text.empty() || client_text.front() != '{' || !same_name) return rebuilt();
+  std::string text(client_text);
+  if (client_params.contains("task")) {
+    auto task = find_member(text, 0, "task");
+    if (!task) return rebuilt();
+    text = remove_member(text, *task);
+  }
+  if (rewritten) {
+    const std::string args = to_json_text(final_arguments);
+    if (!sent) return insert_first_member(text, 0, R"("arguments")", args);
+    auto span = find_member(text, 0, "arguments");
+    if (!span) return rebuilt();
+    text = replace_span(text, span->value, args);
+  }
+  return text;
 }
 
 }  // namespace toolgate::mcp

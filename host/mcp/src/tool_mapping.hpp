@@ -48,6 +48,7 @@ struct ServerAnswer {
   boost::json::object body;
   bool rpc_error = false;
   std::string failure_message;
+  std::string text;  // `body` as the server wrote it (empty when unknown)
 };
 
 // What goes back to the client for a call whose tool body forwarded to the
@@ -59,12 +60,32 @@ struct ServerAnswer {
 // the body produced from that answer (content, structured content; for an
 // error its code, stage, source, message and content) and, for a JSON-RPC
 // error, no additional context has to travel with it.
+//
+// When the server's answer goes back and its text is known, `text` holds
+// it byte for byte (raw_json.hpp) -- for an error result with toolgate's
+// _meta["toolgate/error"] spliced in -- and is what is sent; `body` is the
+// same answer parsed.  A server's _meta that already names
+// "toolgate/error" is never relayed as text (the client would read the
+// server's copy of a duplicate key): it is rebuilt with toolgate's.
 struct Relay {
   enum class Kind { result, rpc_error } kind = Kind::result;
   boost::json::object body;  // the result (contexts added) or the error object
+  std::string text;          // when not empty: what to send as the body
 };
 Relay relay_for(const ToolResult& r, const std::optional<ServerAnswer>& answer,
                 std::string_view tool, const std::vector<std::string>& contexts);
+
+// The params of the tools/call the gateway sends the server for a client's
+// call: the client's own params text (`client_text`, parsed as
+// `client_params`) with the arguments replaced only when a hook rewrote
+// them (`final_arguments` differs from what the client sent) and "task"
+// removed (task-augmented execution would answer with a task, not a
+// CallToolResult: the gateway runs every call to completion).  Everything
+// else -- numbers as the client spelled them, integers beyond 64 bits, _meta
+// -- reaches the server byte for byte.  Written from the parsed params when
+// the text is unknown or does not hold a key plainly.
+std::string forward_params(std::string_view client_text, const boost::json::object& client_params,
+                           std::string_view tool, const boost::json::object& final_arguments);
 
 // Additional contexts queued by post-execute hooks (docs/design.md §6) for one
 // tools/call.  MCP has no slot for a user message after a batch, and each
