@@ -8,15 +8,20 @@
 //   - the error reply the gateway would send for an invalid message, and a
 //     result reply to a request, are themselves valid responses that carry
 //     the same id;
-//   - a valid message, written out again (as the gateway forwards it),
-//     parses as the same message (doubles within a few units in the last
-//     place: Boost.JSON 1.81 does not always read a double's text back
-//     exactly);
+//   - a valid message, written out again (to_json_text, as the gateway
+//     writes what it builds), parses as the same message, doubles bit for
+//     bit;
+//   - a valid message relayed as the gateway relays it -- its own text with
+//     the id edited in place (raw_json.hpp) -- parses as the same message
+//     with the new id;
 //   - id_key tells a string id from a number id.
 #include "fuzz_check.hpp"
 #include "json_same.hpp"
 #include "jsonrpc.hpp"
+#include "raw_json.hpp"
 #include "strict_json.hpp"
+
+#include <toolgate/json.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -24,6 +29,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace json = boost::json;
@@ -32,14 +38,10 @@ using Kind = mcp::Message::Kind;
 
 namespace {
 
-// The same value, a double within a few units in the last place: Boost.JSON
-// 1.81 does not always read a number's text back to the double it was
-// written from (its parser is not correctly rounded).
-bool close(const json::value& a, const json::value& b) {
-  return json_same(a, b, [](double x, double y) {
-    for (int i = 0; i < 4 && x != y; ++i) x = std::nextafter(x, y);
-    return x == y;
-  });
+// The same value, doubles bit for bit: the strict parser is correctly
+// rounded and to_json_text's shortest form reads back to the same bits.
+bool same(const json::value& a, const json::value& b) {
+  return json_same(a, b, [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; });
 }
 
 void check_reply(const json::object& reply, const json::value& id) {
@@ -86,9 +88,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)m.params();
     // The gateway forwards what it parsed: written out, it is the same
     // message again.
-    mcp::Message forwarded = mcp::parse_message(json::serialize(m.body));
+    mcp::Message forwarded = mcp::parse_message(toolgate::to_json_text(m.body));
     FUZZ_CHECK(forwarded.kind == m.kind);
-    FUZZ_CHECK(close(json::value(forwarded.body), json::value(m.body)));
+    FUZZ_CHECK(same(json::value(forwarded.body), json::value(m.body)));
+    // Relayed: the id edited in the text (when the text names it plainly).
+    if (m.body.contains("id")) {
+      if (auto span = mcp::find_path(text, {"id"})) {
+        const std::string relayed = mcp::replace_span(text, span->value, "12345");
+        mcp::Message r = mcp::parse_message(relayed);
+        json::object expected = m.body;
+        expected["id"] = 12345;
+        FUZZ_CHECK(r.kind == m.kind || m.kind == Kind::response);
+        FUZZ_CHECK(same(json::value(r.body), json::value(expected)));
+      }
+    }
   }
 
   // Only text that does not parse is a parse error.

@@ -1,14 +1,19 @@
 // The strict JSON parser (host/src/strict_json.cpp) against Boost.JSON's
 // own parser on the same text and options.  parse_strict differs from
 // boost::json::parse only by refusing duplicate keys and numbers beyond a
-// double's range (Boost: infinity), and by reading 0e400 as zero (Boost:
-// NaN), and by reading a lone surrogate escape as U+FFFD (Boost: an error;
-// compared on the text with that replacement made), so:
+// double's range (Boost: infinity), by reading 0e400 as zero (Boost: NaN),
+// by reading a lone surrogate escape as U+FFFD (Boost: an error; compared
+// on the text with that replacement made), and by reading doubles
+// correctly rounded (Boost 1.81: up to an ulp or so off), so:
 //   - when parse_strict succeeds, boost::json::parse succeeds with the same
-//     value (doubles compared bit for bit, Boost's NaN standing for a zero);
+//     value (doubles within 4 ulps, Boost's NaN standing for a zero and its
+//     infinity for the largest double);
+//   - the value, written by to_json_text, reads back the same, doubles bit
+//     for bit;
 //   - when boost::json::parse fails, parse_strict fails;
 //   - when parse_strict fails for any other reason than a duplicate key,
-//     boost::json::parse fails too, or its value holds an infinity;
+//     boost::json::parse fails too, or its value holds an infinity or the
+//     largest double (where correct rounding and Boost's disagree);
 // and every error says where, inside the text.
 //
 // The first byte picks the options (comments, trailing commas, depth limit).
@@ -19,6 +24,9 @@
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/parse.hpp>
 
+#include <toolgate/json.hpp>
+
+#include <cfloat>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -34,8 +42,14 @@ namespace {
 bool same(const json::value& strict, const json::value& boost) {
   return json_same(strict, boost, [](double a, double b) {
     if (std::isnan(b)) return a == 0.0;
-    return std::memcmp(&a, &b, sizeof a) == 0;
+    if (std::isinf(b)) return std::abs(a) == DBL_MAX && std::signbit(a) == std::signbit(b);
+    for (int i = 0; i < 4 && a != b; ++i) b = std::nextafter(b, a);
+    return a == b;
   });
+}
+
+bool bit_for_bit(const json::value& a, const json::value& b) {
+  return json_same(a, b, [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; });
 }
 
 // Whether Boost.JSON reads any number of the text as an infinity (a
@@ -61,7 +75,7 @@ struct InfinityFinder {
   bool on_int64(std::int64_t, json::string_view, json::error_code&) { return true; }
   bool on_uint64(std::uint64_t, json::string_view, json::error_code&) { return true; }
   bool on_double(double d, json::string_view, json::error_code&) {
-    found = found || std::isinf(d);
+    found = found || std::isinf(d) || std::abs(d) == DBL_MAX;
     return true;
   }
   bool on_bool(bool, json::error_code&) { return true; }
@@ -106,6 +120,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (v) {
     FUZZ_CHECK(!bec);
     FUZZ_CHECK(same(*v, expected));
+    // Written and read again: the same value, bit for bit.
+    toolgate::detail::StrictJsonOptions plain;
+    plain.max_depth = opt.max_depth;
+    auto again = toolgate::detail::parse_strict(toolgate::to_json_text(*v), plain, nullptr);
+    FUZZ_CHECK(again && bit_for_bit(*again, *v));
     // Without an error report the answer is the same.
     FUZZ_CHECK(toolgate::detail::parse_strict(text, opt, nullptr).has_value());
     return 0;

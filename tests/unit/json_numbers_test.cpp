@@ -1,4 +1,4 @@
-// Numbers through the engine (docs/design.md §10.1): read correctly
+// Numbers through the engine (docs/design.md §10.2): read correctly
 // rounded, written in their shortest exact form, and never written when
 // JSON cannot carry them (NaN, infinities).
 #include "json_util.hpp"

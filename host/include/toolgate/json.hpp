@@ -55,7 +55,7 @@ class NonFiniteNumber : public std::invalid_argument {
 };
 
 // Writes a value as compact JSON text: what the engine puts in events, hands
-// plugins and sends to MCP peers (docs/design.md §10.1).  Strings and
+// plugins and sends to MCP peers (docs/design.md §10.2).  Strings and
 // integers are written as Boost.JSON writes them.  A double is written in
 // the shortest form that reads back as the same double ("0.5", "1e+300",
 // "0.00011133861541748047"), with ".0" after an integral one ("2.0") so it

@@ -6,7 +6,7 @@
 // beyond 64 bits become doubles, key order and spacing are lost.  What the
 // gateway itself has to change in a relayed message is small -- the id, the
 // requestId of a cancellation, a member it removes or adds -- so it edits
-// the text in place instead (docs/design.md §10.1).
+// the text in place instead (docs/design.md §10.2).
 //
 // Only for text the strict parser has already accepted: the scanner does
 // not validate.  A key written with escapes ("\u0069d") is not matched
