@@ -647,3 +647,67 @@ test('numbers and spelling cross the gateway byte for byte both ways where no ho
   }
   assert.equal((await g.exited).code, 0);
 });
+
+// ---- gated requests: what is not a tools/call runs the pipeline too ---------------------
+test('resources/read and sampling run the pipeline as mcp/* calls: a denied read never reaches the server, a denied sampling never reaches the client', async () => {
+  const log = newLog();
+  writeFileSync(path.join(root, 'ok.txt'), 'ok');
+  const gated = testManifest('gated', [
+    { id: 'toolgate.policy', path: path.join(PLUGINS, 'toolgate_policy.so'),
+      config: { rules: [{ name: 'no-sampling', tools: 'mcp/sampling/createMessage', verdict: 'deny',
+        reason: 'servers may not use the model here' }] } },
+    { id: 'toolgate.guard-paths', path: path.join(PLUGINS, 'toolgate_guard-paths.so'),
+      config: { read_roots: [root], base: root,
+        arguments: [{ tools: 'mcp/resources/read', pointers: ['/uri'] }] } },
+  ]);
+  const g = rawGateway([], log, { server: rawServer, manifestFile: gated });
+  try {
+    g.send(init);
+    await g.next((m) => m.id === 1);
+    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    // Inside the allowed folder: the server's answer, byte for byte.
+    const okUri = `file://${root}/ok.txt`;
+    g.send({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: okUri } });
+    const ok = await g.next((m) => m.id === 2);
+    assert.equal(ok.raw, `{"jsonrpc":"2.0","id":2,"result":{"contents":[{"uri":${JSON.stringify(okUri)},` +
+      `"mimeType":"text/plain","text":"contents of ${okUri}"}],"_meta":{"n":1.0E0}}}`);
+    // A file the guard denies: a JSON-RPC error naming the guard; the server never read it.
+    g.send({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'file:///etc/passwd' } });
+    const denied = await g.next((m) => m.id === 3);
+    assert.equal(denied.error?.code, -32001, JSON.stringify(denied));
+    assert.equal(denied.error.data['toolgate/error'].code, 'denied');
+    assert.match(denied.error.data['toolgate/error'].source, /guard-paths/);
+    assert.match(readLog(log), /read file:\/\/.*ok\.txt/);
+    assert.doesNotMatch(readLog(log), /read file:\/\/\/etc\/passwd/);
+    // The server asks the client's model: the policy refuses, the server gets
+    // the refusal as a JSON-RPC error, and the client never sees the request.
+    g.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'run', arguments: { tag: 'sample' } } });
+    const sampled = await g.next((m) => m.id === 4);
+    assert.match(textOf(sampled.result), /"code":-32001/);
+    assert.match(textOf(sampled.result), /servers may not use the model here/);
+    assert.equal(g.messages.filter((m) => m.method === 'sampling/createMessage').length, 0);
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
+});
+
+test('a sampling request the policy allows reaches the client and its answer goes back to the server', async () => {
+  const log = newLog();
+  const g = rawGateway([], log, { server: rawServer, manifestFile: testManifest('empty', []) });
+  try {
+    g.send(init);
+    await g.next((m) => m.id === 1);
+    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    g.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run', arguments: { tag: 'sample' } } });
+    const ask = await g.next((m) => m.method === 'sampling/createMessage');
+    assert.equal(ask.params.messages[0].content.text, 'say hi');
+    g.send(`{"jsonrpc":"2.0","id":${JSON.stringify(ask.id)},"result":{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m","n":5E-1}}`);
+    const r = await g.next((m) => m.id === 2);
+    // The server read the client's answer byte for byte (its id aside).
+    assert.match(textOf(r.result), /"result":\{"role":"assistant","content":\{"type":"text","text":"hi"\},"model":"m","n":5E-1\}/);
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
+});

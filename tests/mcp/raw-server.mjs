@@ -24,12 +24,25 @@ const log = (line) => {
 const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n');
 const tool = (name) => ({ name, description: `${name} (raw server)`, inputSchema: { type: 'object' } });
 
+let pendingSample = null;  // the tools/call waiting for its sampling answer
 createInterface({ input: process.stdin }).on('line', (line) => {
   const m = JSON.parse(line);
+  if (m.id === 's-1' && !m.method) {
+    log(`sampling answered ${line}`);
+    return send({ id: pendingSample, result: { content: [{ type: 'text', text: `sampled: ${line}` }] } });
+  }
   const answer = (result) => { if (m.id !== undefined) send({ id: m.id, result }); };
   switch (m.method) {
     case 'initialize':
-      return answer({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } });
+      return answer({ protocolVersion: '2025-06-18', capabilities: { tools: {}, resources: {}, prompts: {} }, serverInfo: { name: 'raw', version: '1' } });
+    case 'resources/read':
+      // Any URI, files included: what a server can do that the policy must see.
+      log(`read ${m.params?.uri}`);
+      return process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"contents":[{"uri":${JSON.stringify(m.params?.uri)},` +
+        `"mimeType":"text/plain","text":"contents of ${m.params?.uri}"}],"_meta":{"n":1.0E0}}}\n`);
+    case 'prompts/get':
+      log(`prompt ${m.params?.name}`);
+      return answer({ messages: [{ role: 'user', content: { type: 'text', text: `prompt ${m.params?.name}` } }] });
     case 'tools/list':
       return answer({ tools: [tool('run'), tool('c_tool')] });
     case 'tools/call': {
@@ -47,6 +60,12 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       if (tag === 'error-image') {
         return answer({ isError: true, _meta: { 'example.com/why': 'quota' },
           content: [{ type: 'text', text: 'quota exceeded' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] });
+      }
+      if (tag === 'sample') {
+        // Asks the client's model first; the tool's answer reports what came back.
+        pendingSample = m.id;
+        return send({ id: 's-1', method: 'sampling/createMessage',
+          params: { messages: [{ role: 'user', content: { type: 'text', text: 'say hi' } }], maxTokens: 10 } });
       }
       if (tag === 'echo-line') {
         // The line as received, and numbers spelled as no JSON writer in

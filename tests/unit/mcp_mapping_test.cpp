@@ -2,6 +2,7 @@
 // through a real Host (guards, failures, structured values).
 #include "test_support.hpp"
 
+#include "gated_requests.hpp"
 #include "tool_mapping.hpp"
 
 #include <toolgate/json.hpp>
@@ -325,4 +326,73 @@ TEST(McpMapping, ForwardParamsKeepTheClientsBytes) {
   // No text known: written from the parsed params.
   EXPECT_EQ(parsed(forward_params("", parsed(first), "get", json::object{})),
             (json::object{{"name", "get"}, {"arguments", json::object{}}}));
+}
+
+// A gated request's reply (gated_requests.hpp): the peer's own answer when
+// nothing changed it, an error when the pipeline refused, a hook's
+// replacement only when it is a result object.
+TEST(McpMapping, GatedRequestsReplyWithThePeersAnswerARefusalOrAHooksResult) {
+  const GatedMethod* read = gated_method("resources/read", true);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->name, "mcp/resources/read");
+  EXPECT_EQ(gated_call("mcp/sampling/createMessage"),
+            gated_method("sampling/createMessage", false));
+  EXPECT_FALSE(gated_method("resources/read", false));  // only the client reads resources
+  EXPECT_FALSE(gated_method("tools/list", true));
+  EXPECT_TRUE(is_reserved_name("mcp/anything"));
+
+  Host host;
+  std::optional<ServerAnswer> last;
+  const std::string result_text = R"({"contents":[{"uri":"file:///a","text":"x"}],"n":1.0E0})";
+  const std::string error_text = R"({"code":-32002,"message":"Resource not found"})";
+  auto body = [&](const ToolContext& c) {
+    const bool missing = c.call.arguments.contains("missing");
+    const std::string& text = missing ? error_text : result_text;
+    json::object response{{"jsonrpc", "2.0"}, {"id", 1}};
+    response[missing ? "error" : "result"] = json::parse(text);
+    ToolOutput out = output_from_response(response, "resources/read");
+    last = ServerAnswer{json::parse(text).as_object(), missing, out.ok ? "" : out.message, text};
+    return out;
+  };
+  host.set_tools(gated_definitions(body));
+  auto reply = [&](json::object args) {
+    last.reset();
+    ToolCall c;
+    c.identity.tool = "mcp/resources/read";
+    c.arguments = std::move(args);
+    return reply_for_request(host.call(std::move(c)), last, *read, {});
+  };
+  auto ok = reply({{"uri", "file:///a"}});
+  EXPECT_EQ(ok.kind, Relay::Kind::result);
+  EXPECT_EQ(ok.text, result_text);
+  auto missing = reply({{"missing", true}});
+  EXPECT_EQ(missing.kind, Relay::Kind::rpc_error);
+  EXPECT_EQ(missing.text, error_text);  // the server's own error, code and all
+
+  host.add_guard("t", {"no-b", {"mcp/resources/read"}},
+                 [](const HookCall& c) -> std::optional<std::string> {
+                   if (c.arguments.contains("b")) return "not b";
+                   return std::nullopt;
+                 });
+  auto refused = reply({{"b", 1}});
+  EXPECT_EQ(refused.kind, Relay::Kind::rpc_error);
+  EXPECT_EQ(refused.text, "");
+  EXPECT_EQ(refused.body.at("code"), refused_code);
+  EXPECT_EQ(refused.body.at("data").at("toolgate/error").at("code"), "denied");
+  EXPECT_FALSE(last);  // the body never ran
+
+  host.add_post_execute("t", {"mask", {"mcp/resources/read"}}, [](const HookCall& c) {
+    if (c.arguments.contains("shape"))
+      return PostVerdict::replace(json::parse(R"({"isError":false,"content":[],"value":7})"));
+    return PostVerdict::replace(json::parse(
+        R"({"isError":false,"content":[],"value":{"contents":[{"uri":"file:///a","text":"***"}]}})"));
+  });
+  auto masked = reply({{"uri", "file:///a"}});
+  EXPECT_EQ(masked.kind, Relay::Kind::result);
+  EXPECT_EQ(masked.text, "");
+  EXPECT_EQ(masked.body.at("contents").at(0).at("text"), "***");
+  auto shapeless = reply({{"shape", true}});
+  EXPECT_EQ(shapeless.kind, Relay::Kind::rpc_error);
+  EXPECT_NE(json::value_to<std::string>(shapeless.body.at("message")).find("no result object"),
+            std::string::npos);
 }

@@ -6,9 +6,16 @@
 
 namespace toolgate::mcp {
 
+namespace {
+// The two peers' ids live apart: the server's request 5 is not the client's.
+std::string requester_key(const boost::json::value& id, bool from_server) {
+  return (from_server ? "S" : "C") + id_key(id);
+}
+}  // namespace
+
 bool ClientCalls::add(const std::shared_ptr<ClientCall>& call) {
   std::lock_guard lock(mutex_);
-  auto key = id_key(call->client_id);
+  auto key = requester_key(call->client_id, call->from_server);
   if (by_client_id_.count(key)) return false;
   by_client_id_.emplace(std::move(key), call);
   by_call_id_.emplace(call->call_id, call);
@@ -17,14 +24,15 @@ bool ClientCalls::add(const std::shared_ptr<ClientCall>& call) {
 
 void ClientCalls::finish(const ClientCall& call) {
   std::lock_guard lock(mutex_);
-  by_client_id_.erase(id_key(call.client_id));
+  by_client_id_.erase(requester_key(call.client_id, call.from_server));
   by_call_id_.erase(call.call_id);
   drained_.notify_all();
 }
 
-std::shared_ptr<ClientCall> ClientCalls::by_client_id(const boost::json::value& id) {
+std::shared_ptr<ClientCall> ClientCalls::by_client_id(const boost::json::value& id,
+                                                      bool from_server) {
   std::lock_guard lock(mutex_);
-  auto it = by_client_id_.find(id_key(id));
+  auto it = by_client_id_.find(requester_key(id, from_server));
   return it == by_client_id_.end() ? nullptr : it->second;
 }
 

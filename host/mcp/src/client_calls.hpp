@@ -29,9 +29,14 @@
 
 namespace toolgate::mcp {
 
-// One tools/call from the client, from arrival until its response.
+struct GatedMethod;
+
+// One tools/call from the client -- or one gated request (gated_requests.hpp)
+// from either peer -- from arrival until its response.
 struct ClientCall {
-  boost::json::value client_id;
+  boost::json::value client_id;        // the requester's id (the server's, when from_server)
+  const GatedMethod* gated = nullptr;  // a gated request, not a tools/call
+  bool from_server = false;            // a gated request the server sent
   std::string call_id;
   std::string tool;
   boost::json::value arguments;
@@ -58,7 +63,8 @@ class ClientCalls {
   bool add(const std::shared_ptr<ClientCall>& call);
   // The call ended: it leaves the table.
   void finish(const ClientCall& call);
-  std::shared_ptr<ClientCall> by_client_id(const boost::json::value& id);
+  // The call the client (or, with from_server, the server) knows as `id`.
+  std::shared_ptr<ClientCall> by_client_id(const boost::json::value& id, bool from_server = false);
   std::shared_ptr<ClientCall> by_call_id(const std::string& call_id);
 
   void cancel_all();

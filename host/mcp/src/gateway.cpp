@@ -2,6 +2,7 @@
 
 #include "client_calls.hpp"
 #include "elicitation.hpp"
+#include "gated_requests.hpp"
 #include "jsonrpc.hpp"
 #include "peer.hpp"
 #include "raw_json.hpp"
@@ -36,7 +37,9 @@ struct Gateway::Impl final : PeerHandler {
         client("the client", client_in, client_out, opt.max_message_bytes, opt.signal_check),
         server("the MCP server", s.stdout_fd(), s.stdin_fd(), opt.max_message_bytes,
                opt.signal_check),
-        tools(h, [this](const ToolContext& c) { return forward_call(c); }),
+        tools(
+            h, [this](const ToolContext& c) { return forward_call(c); },
+            [this](const ToolContext& c) { return forward_request(c); }),
         pool(opt.max_calls_in_flight) {
     client.connect(server, *this);
     server.connect(client, *this);
@@ -70,8 +73,12 @@ struct Gateway::Impl final : PeerHandler {
 
   // ---- what the gateway does with the peers' messages ------------------------------
   bool take_request(Peer& from, Message& m, json::object& note) override {
-    if (&from != &client) return false;
     const auto method = m.method();
+    if (const auto* g = gated_method(method, &from == &client)) {
+      on_gated_request(from, *g, m);
+      return true;
+    }
+    if (&from != &client) return false;
     if (method == "tools/call") {
       on_client_call(m);
       return true;
@@ -86,13 +93,13 @@ struct Gateway::Impl final : PeerHandler {
   }
 
   bool take_notification(Peer& from, Message& m) override {
-    if (&from == &server) {
-      if (m.method() == "notifications/tools/list_changed") tools.mark_stale();
+    if (&from == &server && m.method() == "notifications/tools/list_changed") {
+      tools.mark_stale();
       return false;
     }
     if (m.method() != "notifications/cancelled") return false;
     const auto* rid = m.params().if_contains("requestId");
-    auto call = rid ? calls.by_client_id(*rid) : nullptr;
+    auto call = rid ? calls.by_client_id(*rid, &from == &server) : nullptr;
     if (!call) return false;
     // The tool body tells the server (with its own request id).
     call->client_cancelled = true;
@@ -152,11 +159,30 @@ struct Gateway::Impl final : PeerHandler {
     pool.submit([this, call] { run_call(call); });
   }
 
+  // ---- a gated request (gated_requests.hpp): the pipeline on a worker -----------------
+  void on_gated_request(Peer& from, const GatedMethod& g, Message& m) {
+    auto call = std::make_shared<ClientCall>();
+    call->client_id = m.id();
+    call->gated = &g;
+    call->from_server = &from == &server;
+    call->tool = std::string(g.name);
+    call->arguments = m.params();
+    call->params = m.params();
+    if (auto span = find_path(m.text, {"params"}); span && m.text[span->value.begin] == '{')
+      call->params_text = span->value.of(m.text);
+    call->call_id = opt.session_id + "-" + std::to_string(++call_counter);
+    Peer& to = call->from_server ? client : server;
+    if (to.ids().find_forwarded(call->client_id) || !calls.add(call))
+      return from.reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
+    pool.submit([this, call] { run_call(call); });
+  }
+
   void run_call(const std::shared_ptr<ClientCall>& call) {
     std::string response;
+    Peer& requester = call->from_server ? server : client;
     try {
-      tools.ensure(call->tool, server, *call->signal, &call->waiting);
-      if (auto clash = tools.clash_for(call->tool)) {
+      if (!call->gated) tools.ensure(call->tool, server, *call->signal, &call->waiting);
+      if (auto clash = call->gated ? std::nullopt : tools.clash_for(call->tool)) {
         response = to_json_text(make_error(call->client_id, rpc_error::invalid_params, *clash));
       } else {
         std::vector<ToolCall> batch;
@@ -165,8 +191,10 @@ struct Gateway::Impl final : PeerHandler {
                                  call->signal});
         // A batch of one: its contexts come back with it (see add_contexts).
         BatchResult b = host.call_batch(std::move(batch));
-        Relay relay =
-            relay_for(b.results.at(0), call->server_answer, call->tool, b.additional_contexts);
+        Relay relay = call->gated ? reply_for_request(b.results.at(0), call->server_answer,
+                                                      *call->gated, b.additional_contexts)
+                                  : relay_for(b.results.at(0), call->server_answer, call->tool,
+                                              b.additional_contexts);
         const bool is_error = relay.kind == Relay::Kind::rpc_error;
         response = response_text(
             call->client_id, is_error,
@@ -178,8 +206,8 @@ struct Gateway::Impl final : PeerHandler {
                                   std::string("toolgate failed to run the call: ") + e.what()));
     }
     calls.finish(*call);
-    // A request the client cancelled gets no response (MCP cancellation).
-    if (!call->client_cancelled) client.send_text(response);
+    // A request its sender cancelled gets no response (MCP cancellation).
+    if (!call->client_cancelled) requester.send_text(response);
   }
 
   // The tool body of every server tool: the final arguments to the server.
@@ -192,13 +220,48 @@ struct Gateway::Impl final : PeerHandler {
                        call ? call->params : no_params, name, ctx.call.arguments);
     auto a = server.request_text_and_wait("tools/call", params, *ctx.signal,
                                           call ? &call->waiting : nullptr);
+    return output_of(a, server, {"tools/call for " + name, name, "tool " + name + " did not run"},
+                     ctx, call.get(), [&](const json::object& r) {
+                       const auto* e = r.if_contains("error");
+                       return e ? output_from_rpc_error(*e, name)
+                                : output_from_call_result(r.at("result"), name);
+                     });
+  }
+
+  // The body of the gated requests' reserved calls: the final params to the
+  // other peer, as the requester wrote them unless a hook rewrote them.
+  ToolOutput forward_request(const ToolContext& ctx) {
+    const GatedMethod* g = gated_call(ctx.call.identity.tool);
+    if (!g) return ToolOutput::failure("no gated MCP request is named " + ctx.call.identity.tool);
+    auto call = calls.by_call_id(ctx.call.identity.call_id);
+    Peer& to = g->from_client ? server : client;
+    const bool as_sent = call && !call->params_text.empty() && call->params == ctx.call.arguments;
+    auto a = to.request_text_and_wait(
+        g->method, as_sent ? call->params_text : to_json_text(ctx.call.arguments), *ctx.signal,
+        call ? &call->waiting : nullptr);
+    const std::string method(g->method);
+    return output_of(a, to, {method, method, method + " was not sent"}, ctx, call.get(),
+                     [&](const json::object& r) { return output_from_response(r, g->method); });
+  }
+
+  // How a forwarded request is named in failures.
+  struct Forwarded {
+    std::string request;  // "tools/call for T": "... before answering <request>"
+    std::string subject;  // "T": "<subject>: the call was cancelled while ..."
+    std::string unsent;   // "tool T did not run": "<why>; <unsent>"
+  };
+
+  // What a tool body makes of its request's end.  An answer the peer sent
+  // itself is kept beside the call, so that one no hook changed goes back
+  // as it came.
+  template <class MapAnswer>
+  ToolOutput output_of(const Answer& a, Peer& to, const Forwarded& what, const ToolContext& ctx,
+                       ClientCall* call, MapAnswer map) {
     switch (a.end) {
       case Answer::End::answered: {
         const auto& r = a.response();
         const auto* e = r.if_contains("error");
-        ToolOutput out =
-            e ? output_from_rpc_error(*e, name) : output_from_call_result(r.at("result"), name);
-        // Kept so that an answer no hook changed goes back as it came.
+        ToolOutput out = map(r);
         const json::value& body = e ? *e : r.at("result");
         const auto* data = e && e->is_object() ? e->get_object().if_contains("data") : nullptr;
         const bool made_here =
@@ -212,17 +275,18 @@ struct Gateway::Impl final : PeerHandler {
         return out;
       }
       case Answer::End::failed:
-        return ToolOutput::failure(a.failure() + " before answering tools/call for " + name);
+        return ToolOutput::failure(a.failure() + " before answering " + what.request);
       case Answer::End::signalled: {
         const bool timed_out = ctx.signal->state() == SignalState::timed_out;
         return ToolOutput::failure(
-            name + ": " + cancel_reason(*ctx.signal) + " while the MCP server was running it",
+            what.subject + ": " + cancel_reason(*ctx.signal) + " while " + to.name() +
+                " was running it",
             std::string(timed_out ? error_code::timeout : error_code::cancelled));
       }
       case Answer::End::unsent:
         break;
     }
-    return ToolOutput::failure(server.unwritable() + "; tool " + name + " did not run");
+    return ToolOutput::failure(to.unwritable() + "; " + what.unsent);
   }
 
   // The Host's approver: elicitation/create to the client.

@@ -1,5 +1,6 @@
 #include "server_tools.hpp"
 
+#include "gated_requests.hpp"
 #include "jsonrpc.hpp"
 #include "tool_mapping.hpp"
 
@@ -20,6 +21,11 @@ std::string clash_text(std::string_view tool, std::string_view plugin) {
 }
 
 }  // namespace
+
+ServerTools::ServerTools(Host& host, Body body, Body gated_body)
+    : host_(host), body_(std::move(body)), gated_(gated_definitions(gated_body)) {
+  host_.set_tools(gated_, false);
+}
 
 void ServerTools::on_list_result(const json::object& result, bool had_cursor) {
   const auto* next = result.if_contains("nextCursor");
@@ -91,6 +97,13 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
       spdlog::warn("ignoring a tool in the MCP server's tools/list: {}: {}", why, text_of(t));
       continue;
     }
+    if (is_reserved_name(def->name)) {
+      spdlog::error(
+          "the MCP server lists a tool named \"{}\"; names starting with \"{}\" are "
+          "toolgate's own (the gated MCP requests): not served",
+          def->name, reserved_prefix);
+      continue;
+    }
     if (!names.insert(def->name).second) {
       spdlog::warn("the MCP server lists tool \"{}\" twice; keeping the first", def->name);
       continue;
@@ -103,6 +116,8 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
     def->execute = body_;
     defs.push_back(std::move(*def));
   }
+  // A complete list replaces every other tool: the reserved calls stay.
+  if (complete) defs.insert(defs.end(), gated_.begin(), gated_.end());
   try {
     host_.set_tools(std::move(defs), complete);
   } catch (const std::exception& e) {

@@ -22,6 +22,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace toolgate::mcp {
 
@@ -29,8 +30,10 @@ class ServerTools {
  public:
   using Body = std::function<ToolOutput(const ToolContext&)>;
   // Registers tools in `host`, each running `body` (which forwards the
-  // call to the server).
-  ServerTools(Host& host, Body body) : host_(host), body_(std::move(body)) {}
+  // call to the server), and the gated requests' reserved calls
+  // (gated_requests.hpp), running `gated_body`, which stay registered
+  // whatever the server lists.
+  ServerTools(Host& host, Body body, Body gated_body);
 
   // A tools/list result the client asked for, with or without a cursor.
   void on_list_result(const boost::json::object& result, bool had_cursor);
@@ -50,6 +53,7 @@ class ServerTools {
 
   Host& host_;
   Body body_;
+  std::vector<ToolDefinition> gated_;
   std::mutex mutex_;
   std::set<std::string, std::less<>> known_;
   // Server tools whose name a plugin's tool also has -> that plugin's id.
