@@ -9,7 +9,12 @@
 // string and every object key in the structured value, and on an error its
 // message and each denial's reason.  A guard that quotes the arguments (a
 // path, a command) in its reason would otherwise hand a secret in them back
-// to the client.  Image, audio and blob data are not text and are left alone.
+// to the client.  Image, audio and blob data are not text and are left alone
+// -- in content blocks, in block-shaped objects of the structured value, and
+// wherever the structured value repeats those exact bytes (an MCP server that
+// mirrors its content into structuredContent): base64 reads as high-entropy
+// text, and masking it broke the image and told the model a secret was
+// withheld when none was.
 //
 // On a denied call the engine keeps the denial's code, stage and sources and
 // takes only the wording from a replacement (docs/design.md §2.7): the
@@ -93,20 +98,51 @@ class Redact {
     return count;
   }
 
+  // Binary data in content blocks, at any depth: the strings under "data"
+  // and "blob".
+  static void collect_binary(const json::value& v, std::set<std::string, std::less<>>& out) {
+    if (v.is_array()) {
+      for (const auto& e : v.get_array()) collect_binary(e, out);
+    } else if (v.is_object()) {
+      for (const auto& kv : v.get_object()) {
+        if ((kv.key() == "data" || kv.key() == "blob") && kv.value().is_string())
+          out.emplace(kv.value().get_string());
+        else
+          collect_binary(kv.value(), out);
+      }
+    }
+  }
+
+  // An object shaped like binary content: an image or audio block, or a
+  // resource's contents with a blob.  Its "data" / "blob" is not text.
+  static bool binary_shaped(const json::object& o) {
+    const auto* type = o.if_contains("type");
+    if (type && type->is_string() &&
+        (type->get_string() == "image" || type->get_string() == "audio"))
+      return o.contains("mimeType");
+    return o.contains("blob") && o.contains("uri");
+  }
+
   // Every string and every object key (a key can carry a secret as well as
-  // a value can).  Two keys masked alike get " #2", " #3" rather than one
-  // overwriting the other.
-  std::size_t redact_value(json::value& v, std::set<std::string>& detectors) const {
-    if (v.is_string()) return redact_string(v.get_string(), detectors);
+  // a value can), but not binary data (see the top of the file).  Two keys
+  // masked alike get " #2", " #3" rather than one overwriting the other.
+  std::size_t redact_value(json::value& v, std::set<std::string>& detectors,
+                           const std::set<std::string, std::less<>>& binary) const {
+    if (v.is_string()) {
+      if (binary.count(std::string_view(v.get_string().data(), v.get_string().size()))) return 0;
+      return redact_string(v.get_string(), detectors);
+    }
     std::size_t n = 0;
     if (v.is_array())
-      for (auto& e : v.get_array()) n += redact_value(e, detectors);
+      for (auto& e : v.get_array()) n += redact_value(e, detectors, binary);
     if (!v.is_object()) return n;
     auto& o = v.get_object();
+    const bool shaped = binary_shaped(o);
     std::vector<std::pair<std::size_t, json::string>> renamed;  // position, masked key
     std::size_t i = 0;
     for (auto& kv : o) {
-      n += redact_value(kv.value(), detectors);
+      const bool data = shaped && (kv.key() == "data" || kv.key() == "blob");
+      if (!data) n += redact_value(kv.value(), detectors, binary);
       json::string key(kv.key());
       if (std::size_t k = redact_string(key, detectors)) {
         n += k;
@@ -156,10 +192,13 @@ class Redact {
     if (!result.is_object()) return sdk::PostVerdict::accept();
     auto& r = result.get_object();
     std::set<std::string> detectors;
+    std::set<std::string, std::less<>> binary;
     std::size_t count = 0;
-    if (auto* content = r.if_contains("content"); content && content->is_array())
+    if (auto* content = r.if_contains("content"); content && content->is_array()) {
+      collect_binary(*content, binary);
       for (auto& block : content->get_array()) count += redact_block(block, detectors);
-    if (auto* value = r.if_contains("value")) count += redact_value(*value, detectors);
+    }
+    if (auto* value = r.if_contains("value")) count += redact_value(*value, detectors, binary);
     // An error's wording: the message and each denial's reason.  Its code,
     // stage and sources are names the engine chose, never secrets.
     if (auto* error = r.if_contains("error"); error && error->is_object()) {

@@ -306,6 +306,15 @@ const init = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 };
 
+// A raw gateway past the handshake: initialize answered, initialized sent.
+async function rawSession(extraArgs, log, options, initMessage = init) {
+  const g = rawGateway(extraArgs, log, options);
+  g.send(initMessage);
+  await g.next((m) => m.id === 1);
+  g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return g;
+}
+
 test('raw: malformed and oversize input get JSON-RPC errors; a cancelled call gets no response; closing stdin exits 0', async () => {
   const log = newLog();
   const g = rawGateway(['--max-message-bytes', '8192'], log);
@@ -614,11 +623,8 @@ test('an answer a hook changed is rebuilt: a redacted JSON-RPC error never reach
 });
 
 test('numbers and spelling cross the gateway byte for byte both ways where no hook acts', async () => {
-  const g = rawGateway([], newLog(), { server: rawServer });
+  const g = await rawSession([], newLog(), { server: rawServer });
   try {
-    g.send(init);
-    await g.next((m) => m.id === 1);
-    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     // Spellings JSON.stringify never writes, a value Boost.JSON 1.81 read
     // one ulp off, an integer beyond 64 bits.
     const args = '{"tag":"echo-line","n":0.00011133861541748047,"big":123456789012345678901234567890,"half":5E-1, "spaced" : [ 1.0 ]}';
@@ -660,11 +666,8 @@ test('resources/read and sampling run the pipeline as mcp/* calls: a denied read
       config: { read_roots: [root], base: root,
         arguments: [{ tools: 'mcp/resources/read', pointers: ['/uri'] }] } },
   ]);
-  const g = rawGateway([], log, { server: rawServer, manifestFile: gated });
+  const g = await rawSession([], log, { server: rawServer, manifestFile: gated });
   try {
-    g.send(init);
-    await g.next((m) => m.id === 1);
-    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     // Inside the allowed folder: the server's answer, byte for byte.
     const okUri = `file://${root}/ok.txt`;
     g.send({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: okUri } });
@@ -694,11 +697,8 @@ test('resources/read and sampling run the pipeline as mcp/* calls: a denied read
 
 test('a sampling request the policy allows reaches the client and its answer goes back to the server', async () => {
   const log = newLog();
-  const g = rawGateway([], log, { server: rawServer, manifestFile: testManifest('empty', []) });
+  const g = await rawSession([], log, { server: rawServer, manifestFile: testManifest('empty', []) });
   try {
-    g.send(init);
-    await g.next((m) => m.id === 1);
-    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     g.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run', arguments: { tag: 'sample' } } });
     const ask = await g.next((m) => m.method === 'sampling/createMessage');
     assert.equal(ask.params.messages[0].content.text, 'say hi');
@@ -706,6 +706,89 @@ test('a sampling request the policy allows reaches the client and its answer goe
     const r = await g.next((m) => m.id === 2);
     // The server read the client's answer byte for byte (its id aside).
     assert.match(textOf(r.result), /"result":\{"role":"assistant","content":\{"type":"text","text":"hi"\},"model":"m","n":5E-1\}/);
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
+});
+
+// ---- tool pinning: a tool that changes its definition mid-session ----------------------
+test('a tool whose definition changes mid-session is blocked and left out of tools/list (pinned on first sight)', async () => {
+  const log = newLog();
+  const g = await rawSession([], log, { server: rawServer, manifestFile: testManifest('empty', []) });
+  try {
+    g.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    assert.deepEqual((await g.next((m) => m.id === 2)).result.tools.map((t) => t.name), ['run', 'c_tool']);
+    // The server changes what "run" says, and says the list changed.
+    assert.equal(textOf((await rawCall(g, 3, 'mutate')).result), 'mutated');
+    await g.next((m) => m.method === 'notifications/tools/list_changed');
+    g.send({ jsonrpc: '2.0', id: 4, method: 'tools/list' });
+    const list = (await g.next((m) => m.id === 4)).result.tools;
+    assert.deepEqual(list.map((t) => t.name), ['c_tool']);  // the new wording never reaches the model
+    const r = await rawCall(g, 5, 'after');
+    assert.equal(r.result.isError, true, JSON.stringify(r));
+    assert.equal(errorOf(r.result).code, 'denied');
+    assert.equal(errorOf(r.result).source, 'toolgate.mcp/pins');
+    assert.match(errorOf(r.result).message, /changed its definition since it was pinned/);
+    assert.doesNotMatch(readLog(log), /executed run after/);
+    assert.match(g.stderr(), /changed its definition/);
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
+});
+
+test('toolgate mcp pin writes the pins; with --pins a tool the file does not name is blocked, the others serve', async () => {
+  const pins = path.join(tmp, 'raw.pins.json');
+  const pin = spawn(TOOLGATE, ['mcp', 'pin', '--pins', pins, '--', process.execPath, rawServer], { stdio: 'inherit' });
+  assert.equal(await new Promise((resolve) => pin.on('exit', resolve)), 0);
+  const file = JSON.parse(readFileSync(pins, 'utf8'));
+  assert.deepEqual(Object.keys(file.tools).sort(), ['c_tool', 'run']);
+  assert.match(file.tools.run, /^sha256:[0-9a-f]{64}$/);
+  // A pin file that names only run: c_tool counts as changed.
+  const onlyRun = path.join(tmp, 'run-only.pins.json');
+  writeFileSync(onlyRun, JSON.stringify({ toolgate_pins: 1, tools: { run: file.tools.run } }));
+  const log = newLog();
+  const g = await rawSession(['--pins', onlyRun], log, { server: rawServer, manifestFile: testManifest('empty', []) });
+  try {
+    g.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    assert.deepEqual((await g.next((m) => m.id === 2)).result.tools.map((t) => t.name), ['run']);
+    assert.equal(textOf((await rawCall(g, 3, 'pinned')).result), 'ran pinned');
+    g.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'c_tool', arguments: {} } });
+    const r = await g.next((m) => m.id === 4);
+    assert.equal(errorOf(r.result).source, 'toolgate.mcp/pins');
+    assert.match(errorOf(r.result).message, /not in the pin file/);
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
+  // A broken pin file is refused at start, naming the problem.
+  const bad = path.join(tmp, 'bad.pins.json');
+  writeFileSync(bad, JSON.stringify({ toolgate_pins: 1, tools: { run: 'md5:abc' } }));
+  const b = rawGateway(['--pins', bad], newLog(), { server: rawServer, manifestFile: testManifest('empty', []) });
+  b.child.stdin.end();
+  assert.equal((await b.exited).code, 1);
+  assert.match(b.stderr(), /not a pin file: \/tools\/run: a pin is "sha256:"/);
+});
+
+test('with --on-drift ask a changed tool asks the user first; declined, it does not run', async () => {
+  const log = newLog();
+  const g = await rawSession(['--on-drift', 'ask'], log, { server: rawServer, manifestFile: testManifest('empty', []) },
+    { ...init, params: { ...init.params, capabilities: { elicitation: {} } } });
+  try {
+    g.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    await g.next((m) => m.id === 2);
+    await rawCall(g, 3, 'mutate');
+    g.send({ jsonrpc: '2.0', id: 4, method: 'tools/list' });
+    assert.deepEqual((await g.next((m) => m.id === 4)).result.tools.map((t) => t.name), ['run', 'c_tool']);
+    g.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'run', arguments: { tag: 'asked' } } });
+    const ask = await g.next((m) => m.method === 'elicitation/create');
+    assert.match(ask.params.message, /changed its definition/);
+    g.send({ jsonrpc: '2.0', id: ask.id, result: { action: 'decline' } });
+    const r = await g.next((m) => m.id === 5);
+    assert.equal(r.result.isError, true);
+    assert.match(textOf(r.result), /not run: the user did not approve it/);
+    assert.doesNotMatch(readLog(log), /executed run asked/);
   } finally {
     g.child.stdin.end();
   }

@@ -74,9 +74,11 @@ struct Rig : PeerHandler {
   }
   bool take_request(Peer&, Message&, json::object&) override { return false; }
   bool take_notification(Peer&, Message&) override { return false; }
-  void saw_result(Peer& from, const PendingRequest& p, const json::object&) override {
+  std::optional<json::object> saw_result(Peer& from, const PendingRequest& p,
+                                         const json::object&) override {
     std::lock_guard lock(mutex);
     results.push_back(from.name() + " answered " + p.method);
+    return std::nullopt;
   }
   void write_failed(Peer&) override {}
   bool keep_reading(const Peer&) override { return true; }

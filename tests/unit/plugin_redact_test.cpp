@@ -192,3 +192,55 @@ TEST(RedactPlugin, MasksKeysOfTheValueAndEveryTextFieldOfContentBlocks) {
   const std::string uri(r.content[1].at("resource").at("uri").as_string());
   EXPECT_TRUE(has(uri, "mem:") && has(uri, "[REDACTED:")) << uri;  // "//..." reads as entropy too
 }
+
+// An MCP server that mirrors an image into structuredContent (the
+// filesystem server's read_media_file): the base64 reads as high-entropy
+// text, but it is binary, so it is left alone and no note claims a
+// redaction that was not made.  A real secret beside it is still masked.
+TEST(RedactPlugin, BinaryDataMirroredIntoTheValueIsLeftAloneAndNotCounted) {
+  LibraryFixture f;
+  const std::string image = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk";
+  const std::string other = "AAAAIGZ0eXBpc29tAAACAGlzb21pc28yYXZjMW1wNDEAAAAIZnJlZQAAB9RtZGF0";
+  const auto sample = secret_samples().front();
+  const std::string detector = sample.first, secret = sample.second;
+  bool with_secret = false;
+  ToolDefinition t;
+  t.name = "read_media_file";
+  t.execute = [&](const ToolContext&) {
+    json::array content{
+        json::object{{"type", "image"}, {"data", sv(image)}, {"mimeType", "image/png"}}};
+    json::object value{
+        {"content", content},
+        {"thumbnail", sv(image)},
+        // Block-shaped without a mirror in the content: still binary.
+        {"audio", json::object{{"type", "audio"}, {"data", sv(other)}, {"mimeType", "audio/mp4"}}},
+        {"file", json::object{{"uri", "file:///x.bin"}, {"blob", sv(other)}}}};
+    if (with_secret) value["log"] = sv("key " + secret);
+    return ToolOutput::success(json::value(value), std::move(content));
+  };
+  f.host.register_tool(std::move(t));
+  f.load("redact");
+  auto run = [&] {
+    std::vector<ToolCall> calls;
+    calls.push_back(make_call("read_media_file", {}));
+    return f.host.call_batch(std::move(calls));
+  };
+  auto clean = run();
+  const auto& r = clean.results.at(0);
+  ASSERT_FALSE(r.is_error) << json::serialize(r.to_json());
+  EXPECT_EQ(r.value->at("thumbnail"), sv(image));
+  EXPECT_EQ(r.value->at("content").at(0).at("data"), sv(image));
+  EXPECT_EQ(r.value->at("audio").at("data"), sv(other));
+  EXPECT_EQ(r.value->at("file").at("blob"), sv(other));
+  EXPECT_EQ(r.content.at(0).at("data"), sv(image));
+  EXPECT_TRUE(clean.additional_contexts.empty()) << clean.additional_contexts.at(0);
+
+  with_secret = true;
+  auto dirty = run();
+  const auto& d = dirty.results.at(0);
+  EXPECT_EQ(d.value->at("thumbnail"), sv(image));
+  EXPECT_TRUE(has(std::string(d.value->at("log").as_string()), "[REDACTED:" + detector + "]"));
+  ASSERT_EQ(dirty.additional_contexts.size(), 1u);
+  EXPECT_TRUE(has(dirty.additional_contexts[0], "1 secret in the result"))
+      << dirty.additional_contexts[0];
+}

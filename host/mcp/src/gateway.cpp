@@ -8,6 +8,7 @@
 #include "raw_json.hpp"
 #include "server_tools.hpp"
 #include "tool_mapping.hpp"
+#include "tool_pins.hpp"
 #include "worker_pool.hpp"
 
 #include <toolgate/json.hpp>
@@ -25,6 +26,19 @@ namespace json = boost::json;
 
 namespace {
 constexpr std::string_view client_gone_text = "the MCP client has gone";
+
+OnDrift on_drift_of(const std::string& s) {
+  if (s == "block") return OnDrift::block;
+  if (s == "ask") return OnDrift::ask;
+  if (s == "allow") return OnDrift::allow;
+  throw std::invalid_argument("on_drift must be block, ask or allow, not \"" + s + "\"");
+}
+
+ToolPins pins_from(const GatewayOptions& o) {
+  std::optional<PinMap> file;
+  if (!o.pin_file.empty()) file = read_pin_file(o.pin_file);
+  return ToolPins(std::move(file), on_drift_of(o.on_drift), o.pin_file.string());
+}
 }  // namespace
 
 // The gateway's own part: what it does with the peers' messages (the relay
@@ -37,12 +51,18 @@ struct Gateway::Impl final : PeerHandler {
         client("the client", client_in, client_out, opt.max_message_bytes, opt.signal_check),
         server("the MCP server", s.stdout_fd(), s.stdin_fd(), opt.max_message_bytes,
                opt.signal_check),
+        pins(pins_from(opt)),
         tools(
             h, [this](const ToolContext& c) { return forward_call(c); },
-            [this](const ToolContext& c) { return forward_request(c); }),
+            [this](const ToolContext& c) { return forward_request(c); }, pins),
         pool(opt.max_calls_in_flight) {
     client.connect(server, *this);
     server.connect(client, *this);
+    // A drifted tool is refused by a guard: monotonic, so no later hook
+    // can allow it, and the denial names why (tool_pins.hpp).
+    if (pins.on_drift() == OnDrift::block)
+      host.add_guard("toolgate.mcp", {"pins"},
+                     [this](const HookCall& c) { return pins.drift(c.identity.tool); });
   }
 
   Host& host;
@@ -50,6 +70,7 @@ struct Gateway::Impl final : PeerHandler {
   GatewayOptions opt;
   Peer client;
   Peer server;
+  ToolPins pins;
   ClientCalls calls;
   ServerTools tools;
   WorkerPool pool;
@@ -107,12 +128,15 @@ struct Gateway::Impl final : PeerHandler {
     return true;
   }
 
-  void saw_result(Peer& from, const PendingRequest& request, const json::object& r) override {
-    if (&from != &server) return;
+  std::optional<json::object> saw_result(Peer& from, const PendingRequest& request,
+                                         const json::object& r) override {
+    if (&from != &server) return std::nullopt;
     if (request.method == "tools/list") {
       const auto* had_cursor = request.note.if_contains("had_cursor");
       tools.on_list_result(r, had_cursor && had_cursor->as_bool());
-    } else if (request.method == "initialize") {
+      return tools.without_blocked(r);
+    }
+    if (request.method == "initialize") {
       if (const auto* v = r.if_contains("protocolVersion"); v && v->is_string()) {
         std::string ver(v->get_string());
         if (ver != "2025-06-18" && ver != "2025-11-25")
@@ -124,6 +148,7 @@ struct Gateway::Impl final : PeerHandler {
         protocol_version = std::move(ver);
       }
     }
+    return std::nullopt;
   }
 
   void write_failed(Peer& to) override {
@@ -213,6 +238,17 @@ struct Gateway::Impl final : PeerHandler {
   // The tool body of every server tool: the final arguments to the server.
   ToolOutput forward_call(const ToolContext& ctx) {
     const auto& name = ctx.call.identity.tool;
+    if (pins.on_drift() == OnDrift::ask) {
+      // After every guard (a denial outranks this question), before the server.
+      if (auto why = pins.drift(name)) {
+        const auto answer = approve(
+            ApprovalRequest{ctx.call.identity, ctx.call.arguments, *why, "toolgate.mcp/pins"});
+        if (answer != ApprovalAnswer::allowed_once)
+          return ToolOutput::failure(
+              *why + "; not run: the user did not approve it" +
+              (answer == ApprovalAnswer::unavailable ? " (the client cannot be asked)" : ""));
+      }
+    }
     auto call = calls.by_call_id(ctx.call.identity.call_id);
     static const json::object no_params;
     const std::string params =

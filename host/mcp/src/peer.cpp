@@ -254,8 +254,12 @@ void Peer::on_response(Message& m) {
   }
   if (p->kind == PendingRequest::Kind::own)
     return p->slot->deliver(std::move(m.body), std::move(m.text));
-  if (const auto* result = m.body.if_contains("result"); result && result->is_object())
-    handler_->saw_result(*this, *p, result->get_object());
+  if (const auto* result = m.body.if_contains("result"); result && result->is_object()) {
+    if (auto replaced = handler_->saw_result(*this, *p, result->get_object())) {
+      m.body["result"] = std::move(*replaced);
+      m.text.clear();  // relayed from the changed value, not the text
+    }
+  }
   relay_edited(m, {"id"}, p->peer_id);
 }
 

@@ -25,6 +25,7 @@
 #include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,9 +46,10 @@ class PeerHandler {
   // A notification (notifications/*) from `from`; true: consumed here.
   virtual bool take_notification(Peer& from, Message& m) = 0;
   // `from` answered a relayed request with a result object, which goes on
-  // to the other peer after this.
-  virtual void saw_result(Peer& from, const PendingRequest& request,
-                          const boost::json::object& result) = 0;
+  // to the other peer after this -- as it came, or, when this returns one,
+  // replaced by another result (written from values).
+  virtual std::optional<boost::json::object> saw_result(Peer& from, const PendingRequest& request,
+                                                        const boost::json::object& result) = 0;
   // The first write to `to` failed (its end is closed).
   virtual void write_failed(Peer& to) = 0;
   // Checked after each message from `from`: false ends its read loop.

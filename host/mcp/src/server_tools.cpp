@@ -22,8 +22,8 @@ std::string clash_text(std::string_view tool, std::string_view plugin) {
 
 }  // namespace
 
-ServerTools::ServerTools(Host& host, Body body, Body gated_body)
-    : host_(host), body_(std::move(body)), gated_(gated_definitions(gated_body)) {
+ServerTools::ServerTools(Host& host, Body body, Body gated_body, ToolPins& pins)
+    : host_(host), body_(std::move(body)), gated_(gated_definitions(gated_body)), pins_(pins) {
   host_.set_tools(gated_, false);
 }
 
@@ -91,6 +91,12 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
   std::map<std::string, std::string, std::less<>> clashes;
   const auto plugin_tools = tools_of_plugins();
   for (const auto& t : *list) {
+    if (const auto* o = t.if_object())
+      if (auto drifted = pins_.check(*o))
+        spdlog::warn("{}; {}", *drifted,
+                     pins_.on_drift() == OnDrift::block ? "its calls are refused"
+                     : pins_.on_drift() == OnDrift::ask ? "each call asks the user first"
+                                                        : "allowed (--on-drift allow)");
     std::string why;
     auto def = tool_definition(t, &why);
     if (!def) {
@@ -133,6 +139,23 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
     known_.merge(names);
     clashing_.merge(clashes);
   }
+}
+
+std::optional<json::object> ServerTools::without_blocked(const json::object& result) const {
+  if (pins_.on_drift() != OnDrift::block) return std::nullopt;
+  const auto* tools = result.if_contains("tools");
+  if (!tools || !tools->is_array()) return std::nullopt;
+  json::array kept;
+  for (const auto& t : tools->get_array()) {
+    const auto* o = t.if_object();
+    const auto* name = o ? o->if_contains("name") : nullptr;
+    if (name && name->is_string() && pins_.drift(name->get_string())) continue;
+    kept.push_back(t);
+  }
+  if (kept.size() == tools->get_array().size()) return std::nullopt;
+  json::object out = result;
+  out["tools"] = std::move(kept);
+  return out;
 }
 
 std::map<std::string, std::string, std::less<>> ServerTools::tools_of_plugins() const {

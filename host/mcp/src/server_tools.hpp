@@ -9,6 +9,7 @@
 #pragma once
 
 #include "peer.hpp"
+#include "tool_pins.hpp"
 
 #include <toolgate/host.hpp>
 
@@ -33,7 +34,8 @@ class ServerTools {
   // call to the server), and the gated requests' reserved calls
   // (gated_requests.hpp), running `gated_body`, which stay registered
   // whatever the server lists.
-  ServerTools(Host& host, Body body, Body gated_body);
+  // Every listed definition is checked against `pins` (tool_pins.hpp).
+  ServerTools(Host& host, Body body, Body gated_body, ToolPins& pins);
 
   // A tools/list result the client asked for, with or without a cursor.
   void on_list_result(const boost::json::object& result, bool had_cursor);
@@ -44,6 +46,9 @@ class ServerTools {
   void ensure(const std::string& tool, Peer& server, const Signal& signal, SlotWaker* waker);
   // The refusal for a call of a server tool a plugin tool clashes with.
   std::optional<std::string> clash_for(std::string_view tool);
+  // A tools/list result without the tools pinning blocks (OnDrift::block),
+  // or nullopt when it lists none (relayed as it came).
+  std::optional<boost::json::object> without_blocked(const boost::json::object& result) const;
 
  private:
   void refresh(Peer& server, const Signal& signal, SlotWaker* waker);
@@ -54,6 +59,7 @@ class ServerTools {
   Host& host_;
   Body body_;
   std::vector<ToolDefinition> gated_;
+  ToolPins& pins_;
   std::mutex mutex_;
   std::set<std::string, std::less<>> known_;
   // Server tools whose name a plugin's tool also has -> that plugin's id.

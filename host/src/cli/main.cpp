@@ -122,20 +122,32 @@ const std::vector<Command>& commands() {
        {"--key-file", "--anchor", "--max-line-bytes"},
        toolgate::cli::run_audit},
       {"mcp",
-       "mcp M... [--events FILE] [--max-message-bytes N] [--no-strict] -- CMD ARGS...",
+       "mcp M... [--events FILE] [--max-message-bytes N] [--pins FILE]\n"
+       "        [--on-drift block|ask|allow] [--no-strict] -- CMD ARGS...\n"
+       "       toolgate mcp pin [--pins FILE] -- CMD ARGS...",
        "MCP gateway: run CMD as an MCP server on stdio and\n"
        "relay a client on our stdin/stdout to it, every\n"
        "tools/call through the pipeline (asks become\n"
        "elicitation requests to the client).  Strict:\n"
        "a plugin built wrong is refused (a production\n"
        "entry point fails closed); --no-strict loads it\n"
-       "with a warning",
+       "with a warning.  Each server tool's definition is\n"
+       "pinned (a SHA-256) when first listed or from\n"
+       "--pins; one that changes is blocked.  `mcp pin`\n"
+       "lists CMD's tools and writes their pins",
        "  --events FILE                 append the session events as JSON lines\n"
        "  --max-message-bytes N         the largest message either side may send\n"
        "                                (default 16 MiB)\n"
+       "  --pins FILE                   the tools' pins (toolgate mcp pin writes them);\n"
+       "                                a tool not in the file counts as changed.\n"
+       "                                With pin: where to write them (default stdout)\n"
+       "  --on-drift block|ask|allow    a tool whose definition changed: its calls are\n"
+       "                                denied and it is left out of tools/list (block,\n"
+       "                                the default), the user is asked before each\n"
+       "                                call (ask), or it is only logged (allow)\n"
        "  -- CMD ARGS...                the server's command; what follows -- is its own\n",
        true,
-       {"--events", "--max-message-bytes"},
+       {"--events", "--max-message-bytes", "--pins", "--on-drift"},
        toolgate::cli::run_mcp},
       {"serve",
        "serve M... [--socket PATH] [--group NAME] [--allow-user USER]... [--no-probe]\n"

@@ -1,5 +1,6 @@
 // mcp.cpp -- `toolgate mcp [M...] [--disable G] [--events FILE]
-//              [--max-message-bytes N] -- CMD ARGS...`
+//              [--max-message-bytes N] [--pins FILE] [--on-drift D] -- CMD ARGS...`
+//           and `toolgate mcp pin [--pins FILE] -- CMD ARGS...` (the tools' pins).
 // The MCP gateway: starts CMD as the MCP server and relays MCP between the
 // client on our stdin/stdout and the server, running every tools/call
 // through the pipeline of the manifests.  stdout carries protocol only,
@@ -29,6 +30,40 @@
 
 namespace toolgate::cli {
 
+namespace {
+
+// `toolgate mcp pin [--pins FILE] -- CMD`: CMD's tools' pins, to FILE
+// (written whole, then renamed into place) or stdout.
+int run_mcp_pin(const Args& before, const std::vector<std::string>& command) {
+  std::optional<std::string> out;
+  for (std::size_t i = 1; i < before.size(); ++i) {
+    if (before[i] == "--pins" && i + 1 < before.size()) {
+      out = before[++i];
+    } else if (before[i].starts_with("--pins=")) {
+      out = before[i].substr(7);
+    } else {
+      throw UsageError("mcp pin takes only --pins FILE before --, not \"" + before[i] + "\"");
+    }
+  }
+  auto server = mcp::ChildProcess::spawn(command);
+  const std::string text = mcp::fetch_pin_file(*server);
+  server.reset();
+  if (!out) {
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  const std::string tmp = *out + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (!f) throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
+  const bool ok = std::fputs(text.c_str(), f) >= 0;
+  if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), out->c_str()) != 0)
+    throw std::runtime_error("cannot write " + *out + ": " + std::strerror(errno));
+  spdlog::info("wrote the pins of the MCP server's tools to {}", *out);
+  return 0;
+}
+
+}  // namespace
+
 int run_mcp(const Args& args) {
   Args before;
   std::vector<std::string> command;
@@ -43,11 +78,12 @@ int run_mcp(const Args& args) {
   if (!dashdash || command.empty())
     throw UsageError(
         "mcp needs the server's command after --, e.g. toolgate mcp M -- npx -y SERVER");
+  if (!before.empty() && before.front() == "pin") return run_mcp_pin(before, command);
   CommonOptions o;
   // A production entry point fails closed: a plugin built wrong is refused
   // unless the operator says --no-strict.
   o.load.strict_plugin_builds = true;
-  auto rest = parse_common(before, o, {"--events", "--max-message-bytes"});
+  auto rest = parse_common(before, o, {"--events", "--max-message-bytes", "--pins", "--on-drift"});
   // SIGTERM / SIGINT (how MCP clients close a stdio server) shut the
   // gateway down in order: calls cancelled, the server stopped (its stdin
   // closed, then SIGTERM, then SIGKILL to its process group).  Taken on a
@@ -71,6 +107,12 @@ int run_mcp(const Args& args) {
   if (auto n = flag_value(rest, "--max-message-bytes"))
     go.max_message_bytes = static_cast<std::size_t>(
         number_option("--max-message-bytes", *n, 1024, std::uint64_t{1} << 40, "bytes"));
+  if (auto f = flag_value(rest, "--pins")) go.pin_file = *f;
+  if (auto d = flag_value(rest, "--on-drift")) {
+    if (*d != "block" && *d != "ask" && *d != "allow")
+      throw UsageError("--on-drift takes block, ask or allow, not \"" + *d + "\"");
+    go.on_drift = *d;
+  }
 
   // The gateway owns the protocol descriptors: the client's stream moves to
   // private descriptors, and fds 0 and 1 become /dev/null and stderr before

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -35,7 +36,19 @@ struct GatewayOptions {
   // wakes it at once; this bounds the latency of other signals).
   std::chrono::milliseconds signal_check{5};
   std::string session_id = "mcp";
+  // Tool pinning (src/tool_pins.hpp): the pin file (empty: each tool is
+  // pinned when the session first lists it) and what a tool whose
+  // definition drifted gets -- "block" (its calls are denied by the guard
+  // toolgate.mcp/pins and it is left out of tools/list), "ask" (the user is
+  // asked before each call) or "allow" (logged only).
+  std::filesystem::path pin_file;
+  std::string on_drift = "block";
 };
+
+// `toolgate mcp pin`: initializes `server`, lists every tool, and returns
+// the text of a pin file for them (src/tool_pins.hpp).  Throws
+// std::runtime_error when the server does not answer usably.
+std::string fetch_pin_file(ChildProcess& server, const GatewayOptions& options = {});
 
 class Gateway {
  public:

@@ -1,0 +1,179 @@
+#include "tool_pins.hpp"
+
+#include <toolgate/json.hpp>
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace toolgate::mcp {
+
+namespace json = boost::json;
+
+namespace {
+
+// Keys sorted byte-wise at every level, so two listings of one definition
+// written in different key orders pin alike.
+void append_canonical(std::string& out, const json::value& v) {
+  if (const auto* o = v.if_object()) {
+    std::vector<const json::key_value_pair*> members;
+    for (const auto& kv : *o) members.push_back(&kv);
+    std::sort(members.begin(), members.end(),
+              [](const auto* a, const auto* b) { return a->key() < b->key(); });
+    out += '{';
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (i) out += ',';
+      append_json_text(out, json::string(members[i]->key()));
+      out += ':';
+      append_canonical(out, members[i]->value());
+    }
+    out += '}';
+  } else if (const auto* a = v.if_array()) {
+    out += '[';
+    for (std::size_t i = 0; i < a->size(); ++i) {
+      if (i) out += ',';
+      append_canonical(out, (*a)[i]);
+    }
+    out += ']';
+  } else {
+    append_json_text(out, v);
+  }
+}
+
+std::string sha256_hex(std::string_view text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (!EVP_Digest(text.data(), text.size(), digest, &n, EVP_sha256(), nullptr))
+    throw std::runtime_error("SHA-256 failed (OpenSSL)");
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < n; ++i) {
+    out += hex[digest[i] >> 4];
+    out += hex[digest[i] & 0xF];
+  }
+  return out;
+}
+
+bool valid_pin(std::string_view pin) {
+  if (pin.size() != 7 + 64 || !pin.starts_with("sha256:")) return false;
+  return std::all_of(pin.begin() + 7, pin.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+}  // namespace
+
+std::string canonical_tool_text(const json::object& tool) {
+  json::object pinned;
+  for (std::string_view key :
+       {"name", "title", "description", "inputSchema", "outputSchema", "annotations"})
+    if (const auto* v = tool.if_contains(key)) pinned[key] = *v;
+  std::string out;
+  append_canonical(out, pinned);
+  return out;
+}
+
+std::string tool_pin(const json::object& tool) {
+  return "sha256:" + sha256_hex(canonical_tool_text(tool));
+}
+
+std::optional<PinMap> parse_pin_file(std::string_view text, std::string* why) {
+  auto fail = [&](std::string w) {
+    if (why) *why = std::move(w);
+    return std::nullopt;
+  };
+  std::string parse_why;
+  auto v = parse_untrusted(text, 16, &parse_why);
+  if (!v) return fail(parse_why);
+  const auto* o = v->if_object();
+  if (!o) return fail("a pin file is a JSON object");
+  for (const auto& kv : *o)
+    if (kv.key() != "toolgate_pins" && kv.key() != "tools")
+      return fail("unknown key \"" + std::string(kv.key()) +
+                  "\" at the top level (a pin file has \"toolgate_pins\" and \"tools\")");
+  const auto* version = o->if_contains("toolgate_pins");
+  if (!version || !version->is_int64() || version->get_int64() != 1)
+    return fail("\"toolgate_pins\" must be 1 (the pin file format's version)");
+  const auto* tools = o->if_contains("tools");
+  if (!tools || !tools->is_object())
+    return fail("\"tools\" must be an object mapping each tool's name to its pin");
+  PinMap pins;
+  for (const auto& kv : tools->get_object()) {
+    const auto* pin = kv.value().if_string();
+    if (!pin || !valid_pin(*pin))
+      return fail("/tools/" + std::string(kv.key()) +
+                  ": a pin is \"sha256:\" and 64 lowercase hex digits (toolgate mcp pin writes "
+                  "them)");
+    pins.emplace(std::string(kv.key()), std::string(*pin));
+  }
+  return pins;
+}
+
+PinMap read_pin_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read the pin file " + file.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string why;
+  auto pins = parse_pin_file(text.str(), &why);
+  if (!pins) throw std::runtime_error(file.string() + ": not a pin file: " + why);
+  return std::move(*pins);
+}
+
+std::string pin_file_text(const PinMap& pins) {
+  std::string out = "{\n  \"toolgate_pins\": 1,\n  \"tools\": {";
+  bool first = true;
+  for (const auto& [name, pin] : pins) {
+    out += first ? "\n    " : ",\n    ";
+    first = false;
+    append_json_text(out, json::string(name));
+    out += ": ";
+    append_json_text(out, json::string(pin));
+  }
+  out += first ? "}\n}\n" : "\n  }\n}\n";
+  return out;
+}
+
+ToolPins::ToolPins(std::optional<PinMap> file, OnDrift on_drift, std::string file_name)
+    : pins_(file ? std::move(*file) : PinMap{}),
+      from_file_(file.has_value()),
+      file_name_(std::move(file_name)),
+      on_drift_(on_drift) {}
+
+std::optional<std::string> ToolPins::check(const json::object& tool) {
+  const auto* n = tool.if_contains("name");
+  if (!n || !n->is_string()) return std::nullopt;  // not a tool the gateway registers
+  const std::string name(n->get_string());
+  const std::string pin = tool_pin(tool);
+  std::lock_guard lock(mutex_);
+  if (drifted_.count(name)) return std::nullopt;  // reported when it drifted
+  auto it = pins_.find(name);
+  std::string why;
+  if (it == pins_.end()) {
+    if (!from_file_) {
+      pins_.emplace(name, pin);
+      return std::nullopt;
+    }
+    why = "the MCP server's tool \"" + name + "\" is not in the pin file " + file_name_;
+  } else if (it->second != pin) {
+    why = "the MCP server's tool \"" + name + "\" changed its definition since it was pinned " +
+          (from_file_ ? "in " + file_name_ : std::string("when this session first listed it")) +
+          " (pinned " + it->second.substr(0, 19) + "..., now " + pin.substr(0, 19) + "...)";
+  } else {
+    return std::nullopt;
+  }
+  drifted_.emplace(name, why);
+  return why;
+}
+
+std::optional<std::string> ToolPins::drift(std::string_view tool) const {
+  std::lock_guard lock(mutex_);
+  auto it = drifted_.find(tool);
+  if (it == drifted_.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace toolgate::mcp

@@ -1,0 +1,124 @@
+// What `toolgate mcp` adds for a real client: the official MCP SDK's stdio
+// client (1.32) calls @modelcontextprotocol/server-filesystem directly and
+// through the gateway, side by side in one run, round by round interleaved
+// (a change in the machine's speed touches every case alike).  Wall clock,
+// which is what a client waits for.
+//
+// Cases: tools/call read_text_file of a small file directly, through the
+// gateway with an empty manifest, and through it with the sample filesystem
+// policy (policy, guard-paths, timeout, redact: samples/manifests/
+// mcp-filesystem.json with its paths pointed here); a relayed ping; and
+// throughput with 20 calls in flight.
+//
+// usage: node tests/bench/mcp_sdk_latency.mjs BUILD_DIR NODE_MODULES [ROUNDS]
+//   BUILD_DIR: build/bench (toolgate and the plugins, Release)
+//   NODE_MODULES: a folder where tests/mcp's package-lock.json is installed
+//                 (ctest's mcp.npm_ci puts one in BUILD/tests/mcp/node_modules)
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const [build, nodeModules, roundsArg] = process.argv.slice(2);
+if (!build || !nodeModules) {
+  console.error('usage: node mcp_sdk_latency.mjs BUILD_DIR NODE_MODULES [ROUNDS]');
+  process.exit(2);
+}
+const rounds = Number(roundsArg ?? 2000);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..', '..');
+const toolgate = path.resolve(build, 'host', 'toolgate');
+const plugins = path.resolve(build, 'plugins');
+const sdk = (p) => import(pathToFileURL(path.resolve(nodeModules, '@modelcontextprotocol/sdk/dist/esm', p)).href);
+const { Client } = await sdk('client/index.js');
+const { StdioClientTransport } = await sdk('client/stdio.js');
+const fsServer = path.resolve(nodeModules, '@modelcontextprotocol/server-filesystem/dist/index.js');
+
+const work = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'tg-mcp-bench-')));
+const root = path.join(work, 'project');
+mkdirSync(root);
+const file = path.join(root, 'notes.txt');
+writeFileSync(file, 'hello from the benchmark\n');
+const empty = path.join(work, 'empty.json');
+writeFileSync(empty, JSON.stringify({ toolgate: 1, plugins: [] }));
+// The sample policy with its project folder and plugin paths pointed here.
+const policy = path.join(work, 'mcp-filesystem.json');
+writeFileSync(policy, readFileSync(path.join(repo, 'samples/manifests/mcp-filesystem.json'), 'utf8')
+  .replaceAll('/home/me/project', root).replaceAll('../../plugins/', plugins + '/'));
+
+async function connect(command, args) {
+  const transport = new StdioClientTransport({ command, args, stderr: 'ignore' });
+  const client = new Client({ name: 'toolgate-bench', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+const node = process.execPath;
+const cases = {
+  direct: await connect(node, [fsServer, root]),
+  'gateway, empty manifest': await connect(toolgate, ['mcp', empty, '--', node, fsServer, root]),
+  'gateway, sample filesystem policy': await connect(toolgate, ['mcp', policy, '--', node, fsServer, root]),
+};
+
+const call = (c) => c.callTool({ name: 'read_text_file', arguments: { path: file } });
+for (const [name, c] of Object.entries(cases)) {
+  const r = await call(c);
+  if (r.isError || !JSON.stringify(r.content).includes('hello from the benchmark'))
+    throw new Error(`${name}: the read failed: ${JSON.stringify(r)}`);
+}
+
+const ns = () => process.hrtime.bigint();
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+const us = (x) => `${x.toFixed(1)} µs`;
+
+// Warm-up, then interleaved rounds: each case's call in turn.
+for (let i = 0; i < 200; ++i) for (const c of Object.values(cases)) await call(c);
+const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+const pings = { direct: [], gateway: [] };
+for (let r = 0; r < rounds; ++r) {
+  for (const [name, c] of Object.entries(cases)) {
+    const t = ns();
+    await call(c);
+    times[name].push(Number(ns() - t) / 1000);
+  }
+  for (const [name, c] of [['direct', cases.direct], ['gateway', cases['gateway, empty manifest']]]) {
+    const t = ns();
+    await c.ping();
+    pings[name].push(Number(ns() - t) / 1000);
+  }
+}
+
+// Throughput: 20 calls in flight until `total` are done, alternating cases.
+async function throughput(c, total = 4000, inFlight = 20) {
+  let started = 0;
+  const t = ns();
+  const lane = async () => { while (started++ < total) await call(c); };
+  await Promise.all(Array.from({ length: inFlight }, lane));
+  return total / (Number(ns() - t) / 1e9);
+}
+const rate = { direct: [], gateway: [] };
+for (let r = 0; r < 3; ++r) {
+  rate.direct.push(await throughput(cases.direct));
+  rate.gateway.push(await throughput(cases['gateway, empty manifest']));
+}
+
+const base = median(times.direct);
+const out = { date: new Date().toISOString(), rounds, node: process.version, cases: {} };
+console.log(`tools/call read_text_file, SDK stdio client, ${rounds} interleaved rounds (p50, wall clock):`);
+for (const [name, xs] of Object.entries(times)) {
+  const m = median(xs);
+  out.cases[name] = { p50_us: m, added_us: m - base };
+  console.log(`  ${name.padEnd(36)} ${us(m).padStart(10)}  ${name === 'direct' ? 'baseline' : `+${us(m - base)}`}`);
+}
+const pd = median(pings.direct), pg = median(pings.gateway);
+out.ping = { direct_p50_us: pd, gateway_p50_us: pg, added_us: pg - pd };
+console.log(`ping relayed: ${us(pd)} direct, ${us(pg)} through the gateway: +${us(pg - pd)}`);
+const rd = median(rate.direct), rg = median(rate.gateway);
+out.throughput = { direct_calls_per_s: rd, gateway_calls_per_s: rg, ratio: rg / rd };
+console.log(`20 in flight: ${rd.toFixed(0)} calls/s direct, ${rg.toFixed(0)} through the gateway (${(100 * rg / rd).toFixed(0)} %)`);
+writeFileSync(path.join(build, 'mcp_sdk_latency.json'), JSON.stringify(out, null, 2));
+
+for (const c of Object.values(cases)) await c.close();
+rmSync(work, { recursive: true, force: true });
