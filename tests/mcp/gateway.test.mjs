@@ -232,6 +232,27 @@ test('many concurrent calls each get their own result', async () => {
   } finally { await c.close(); }
 });
 
+test('no head-of-line blocking: a quick call behind 150 slow ones answers at once, and 150 1.5-second calls end together', async () => {
+  const c = await connect({ server: 'test' });
+  try {
+    const t0 = Date.now();
+    const slow = Array.from({ length: 150 }, (_, i) =>
+      c.client.callTool({ name: 'sleep', arguments: { ms: 1500, id: `s${i}` } }));
+    await new Promise((r) => setTimeout(r, 300));  // all of them in flight
+    const q0 = Date.now();
+    const quick = await c.client.callTool({ name: 'echo', arguments: { tag: 'quick' } });
+    const quickMs = Date.now() - q0;
+    assert.equal(textOf(quick), 'echo quick');
+    // With a fixed pool of 64 threads the quick call waited for a slow one
+    // to finish (over a second), and 150 calls took three rounds (4.5 s).
+    assert.ok(quickMs < 1000, `the quick call took ${quickMs} ms`);
+    const results = await Promise.all(slow);
+    results.forEach((r) => assert.equal(textOf(r), 'slept 1500 ms'));
+    const total = Date.now() - t0;
+    assert.ok(total < 4000, `150 parallel 1.5 s calls took ${total} ms`);
+  } finally { await c.close(); }
+});
+
 test('progress notifications, tool errors and server-initiated elicitation pass through', async () => {
   const asked = [];
   const c = await connect({ server: 'test', elicit: async (req) => { asked.push(req.params.message); return { action: 'accept', content: { ok: true } }; } });

@@ -5,18 +5,33 @@ namespace toolgate::mcp {
 void WorkerPool::submit(std::function<void()> task) {
   {
     std::lock_guard lock(mutex_);
+    reap_locked();
     queue_.push_back(std::move(task));
-    if (idle_ < queue_.size() && threads_.size() < max_) threads_.emplace_back([this] { loop(); });
+    if (idle_ < queue_.size() && threads_.size() < max_) {
+      const std::size_t id = next_id_++;
+      threads_.emplace(id, std::thread([this, id] { loop(id); }));
+    }
   }
   cv_.notify_one();
 }
 
-void WorkerPool::loop() {
+void WorkerPool::loop(std::size_t id) {
   std::unique_lock lock(mutex_);
   while (true) {
     ++idle_;
-    cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    const bool woken =
+        cv_.wait_for(lock, idle_timeout_, [&] { return stopping_ || !queue_.empty(); });
     --idle_;
+    if (!woken) {
+      if (threads_.size() <= keep_) continue;
+      // Idle too long and more threads than kept: this one ends.  Its
+      // std::thread moves to ended_, joined by the next submit or shutdown.
+      auto self = threads_.find(id);
+      if (self == threads_.end()) return;  // handed over by stop()
+      ended_.push_back(std::move(self->second));
+      threads_.erase(self);
+      return;
+    }
     if (queue_.empty()) return;  // stopping, nothing left
     auto task = std::move(queue_.front());
     queue_.pop_front();
@@ -26,12 +41,25 @@ void WorkerPool::loop() {
   }
 }
 
+void WorkerPool::reap_locked() {
+  for (auto& t : ended_) t.join();
+  ended_.clear();
+}
+
+std::size_t WorkerPool::threads() const {
+  std::lock_guard lock(mutex_);
+  return threads_.size();
+}
+
 std::vector<std::thread> WorkerPool::stop() {
   std::vector<std::thread> threads;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
-    threads.swap(threads_);
+    for (auto& [id, t] : threads_) threads.push_back(std::move(t));
+    threads_.clear();
+    for (auto& t : ended_) threads.push_back(std::move(t));
+    ended_.clear();
   }
   cv_.notify_all();
   return threads;

@@ -122,7 +122,8 @@ const std::vector<Command>& commands() {
        {"--key-file", "--anchor", "--max-line-bytes"},
        toolgate::cli::run_audit},
       {"mcp",
-       "mcp M... [--events FILE] [--max-message-bytes N] [--pins FILE]\n"
+       "mcp M... [--events FILE] [--max-message-bytes N] [--max-calls-in-flight N]\n"
+       "        [--pins FILE]\n"
        "        [--on-drift block|ask|allow] [--no-strict] -- CMD ARGS...\n"
        "       toolgate mcp pin [--pins FILE] -- CMD ARGS...",
        "MCP gateway: run CMD as an MCP server on stdio and\n"
@@ -138,6 +139,9 @@ const std::vector<Command>& commands() {
        "  --events FILE                 append the session events as JSON lines\n"
        "  --max-message-bytes N         the largest message either side may send\n"
        "                                (default 16 MiB)\n"
+       "  --max-calls-in-flight N       calls running at once, each on a thread while\n"
+       "                                it waits for the server; more wait their turn\n"
+       "                                (default 1024)\n"
        "  --pins FILE                   the tools' pins (toolgate mcp pin writes them);\n"
        "                                a tool not in the file counts as changed.\n"
        "                                With pin: where to write them (default stdout)\n"
@@ -147,7 +151,7 @@ const std::vector<Command>& commands() {
        "                                call (ask), or it is only logged (allow)\n"
        "  -- CMD ARGS...                the server's command; what follows -- is its own\n",
        true,
-       {"--events", "--max-message-bytes", "--pins", "--on-drift"},
+       {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins", "--on-drift"},
        toolgate::cli::run_mcp},
       {"serve",
        "serve M... [--socket PATH] [--group NAME] [--allow-user USER]... [--no-probe]\n"

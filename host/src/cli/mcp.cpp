@@ -83,7 +83,9 @@ int run_mcp(const Args& args) {
   // A production entry point fails closed: a plugin built wrong is refused
   // unless the operator says --no-strict.
   o.load.strict_plugin_builds = true;
-  auto rest = parse_common(before, o, {"--events", "--max-message-bytes", "--pins", "--on-drift"});
+  auto rest = parse_common(
+      before, o,
+      {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins", "--on-drift"});
   // SIGTERM / SIGINT (how MCP clients close a stdio server) shut the
   // gateway down in order: calls cancelled, the server stopped (its stdin
   // closed, then SIGTERM, then SIGKILL to its process group).  Taken on a
@@ -107,6 +109,9 @@ int run_mcp(const Args& args) {
   if (auto n = flag_value(rest, "--max-message-bytes"))
     go.max_message_bytes = static_cast<std::size_t>(
         number_option("--max-message-bytes", *n, 1024, std::uint64_t{1} << 40, "bytes"));
+  if (auto n = flag_value(rest, "--max-calls-in-flight"))
+    go.max_calls_in_flight =
+        static_cast<std::size_t>(number_option("--max-calls-in-flight", *n, 1, 100000, "calls"));
   if (auto f = flag_value(rest, "--pins")) go.pin_file = *f;
   if (auto d = flag_value(rest, "--on-drift")) {
     if (*d != "block" && *d != "ask" && *d != "allow")

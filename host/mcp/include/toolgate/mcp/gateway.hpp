@@ -22,7 +22,10 @@ namespace toolgate::mcp {
 struct GatewayOptions {
   // Longer lines from either peer are dropped whole and answered -32700.
   std::size_t max_message_bytes = std::size_t{16} << 20;
-  std::size_t max_calls_in_flight = 64;  // worker threads; more calls queue
+  // Calls running at once (each holds a worker thread while it waits for
+  // the server); more queue.  High, so that slow calls do not hold quick
+  // ones back (src/worker_pool.hpp); a limit on threads, not on clients.
+  std::size_t max_calls_in_flight = 1024;
   // When the client closes its input: how long the server gets to exit
   // after its stdin is closed, then after SIGTERM, before SIGKILL.
   std::chrono::milliseconds shutdown_grace{2000};
