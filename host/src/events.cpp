@@ -9,6 +9,13 @@
 
 namespace toolgate {
 
+bool reserved_event_type(std::string_view t) {
+  for (std::string_view p :
+       {"tool/", "tools/", "hook/", "approval/", "plugin/", "batch/", "observer/"})
+    if (t.starts_with(p)) return true;
+  return false;
+}
+
 boost::json::object Event::to_json() const {
   boost::json::object o;
   o["seq"] = sequence;

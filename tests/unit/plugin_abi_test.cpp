@@ -259,6 +259,44 @@ TEST(PluginAbi, PluginsCannotForgeHostEvents) {
   EXPECT_EQ(f.recorder->of_type("tool/result").size(), 1u);
 }
 
+// The same rule on the C++ path: a tool body or an embedder's hook that
+// emits a host event type fails, and the log keeps one tool/result per call.
+TEST(PluginAbi, CxxToolsAndHooksCannotForgeHostEventsEither) {
+  Host host;
+  auto recorder = std::make_shared<Recorder>();
+  host.subscribe([recorder](const Event& e) { (*recorder)(e); });
+  ToolDefinition t;
+  t.name = "forger";
+  t.execute = [](const ToolContext& ctx) {
+    ctx.call.emit("todo/write", {{"items", 1}});  // a tool's own type: fine
+    ctx.call.emit("tool/result", {{"forged", true}});
+    return ToolOutput::success("never reached");
+  };
+  host.register_tool(t);
+  ToolCall c;
+  c.identity.tool = "forger";
+  auto r = host.call(std::move(c));
+  EXPECT_TRUE(r.is_error);
+  EXPECT_NE(r.error->message.find("reserved for the host"), std::string::npos) << r.error->message;
+  EXPECT_EQ(recorder->of_type("tool/result").size(), 1u);
+  EXPECT_EQ(recorder->of_type("todo/write").size(), 1u);
+
+  host.add_post_execute("embedder", {"forge"}, [](const HookCall& call) {
+    call.emit("hook/result", {{"forged", true}});
+    return PostVerdict::accept();
+  });
+  ToolDefinition plain;
+  plain.name = "plain";
+  plain.execute = [](const ToolContext&) { return ToolOutput::success(1); };
+  host.register_tool(plain);
+  ToolCall p;
+  p.identity.tool = "plain";
+  auto hooked = host.call(std::move(p));
+  EXPECT_EQ(code_of(hooked), "plugin_error");
+  EXPECT_EQ(hooked.error->source, "embedder/forge");
+  for (const auto& e : recorder->of_type("hook/result")) EXPECT_FALSE(e.data.contains("forged"));
+}
+
 namespace {
 
 ToolCall asked_by(std::string tool, std::string client, std::string agent_id) {

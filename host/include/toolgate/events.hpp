@@ -2,8 +2,9 @@
 //
 // Event types used by the host: tool/call, tool/result, hook/invoked,
 // hook/result, approval/requested, approval/resolved, plugin/loaded,
-// batch/settled, observer/failed.  Tools and plugins add their own
-// ("fs/observed") through the host API.
+// plugin/build-warning, batch/settled, observer/failed.  Tools and plugins
+// add their own ("fs/observed") through the host API; the host's own
+// prefixes are refused on every emit path (reserved_event_type).
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -13,8 +14,14 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 namespace toolgate {
+
+// Whether `type` is one of the host's own (tool/, tools/, hook/, approval/,
+// plugin/, batch/, observer/): a tool or plugin emitting one could forge a
+// second tool/result for a call, so every emit path refuses it.
+bool reserved_event_type(std::string_view type);
 
 struct Event {
   std::uint64_t sequence = 0;    // strictly increasing per host

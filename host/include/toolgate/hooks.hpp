@@ -56,7 +56,11 @@ struct HookCall {
   // valid until this hook returns.
   const boost::json::value* candidate() const;
 
-  // Append a tool- or plugin-owned event to the session log.
+  // Append a tool- or plugin-owned event to the session log.  Throws
+  // std::invalid_argument for a type the host reserves (events.hpp:
+  // reserved_event_type) or one that is empty or not UTF-8: the hook or
+  // tool that emitted it fails, and the log never holds a forged
+  // tool/result.
   void emit(std::string_view type, boost::json::object data) const;
 };
 

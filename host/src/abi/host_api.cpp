@@ -13,6 +13,7 @@
 
 #include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
+#include <toolgate/events.hpp>
 #include <toolgate/json.hpp>
 
 #include <cmath>
@@ -526,13 +527,6 @@ int32_t signal_wait(const tg_signal* s, uint64_t timeout_ns) {
 }
 
 // ---- events and logs -----------------------------------------------------------------
-
-bool reserved_event_type(std::string_view t) {
-  for (std::string_view p :
-       {"tool/", "tools/", "hook/", "approval/", "plugin/", "batch/", "observer/"})
-    if (t.substr(0, p.size()) == p) return true;
-  return false;
-}
 
 tg_status emit_event(const tg_call* c, const char* type, tg_str data) {
   return safely([&]() -> tg_status {

@@ -5,6 +5,13 @@
 namespace toolgate {
 
 void HookCall::emit(std::string_view type, boost::json::object data) const {
+  // The same rule as the C ABI's emit_event (abi/host_api.cpp).
+  if (type.empty() || !detail::valid_utf8(type))
+    throw std::invalid_argument("an event type must be a non-empty UTF-8 string");
+  if (reserved_event_type(type))
+    throw std::invalid_argument("event type \"" + std::string(type) +
+                                "\" is reserved for the host (tool/, tools/, hook/, approval/, "
+                                "plugin/, batch/, observer/); name your own, e.g. \"todo/write\"");
   if (context) context->state->emit(type, std::move(data));
 }
 
