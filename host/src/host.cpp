@@ -32,8 +32,14 @@ LoadError::LoadError(std::string file, std::string json_path, std::string what, 
       problem_(std::move(what)),
       fix_(std::move(fix)) {}
 
+// What a HookHandle holds (weakly): the host it removes hooks from.
+struct HookHandle::Target {
+  Host* host;
+};
+
 Host::Host(HostOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = options;
+  impl_->handle_target = std::make_shared<HookHandle::Target>(HookHandle::Target{this});
   if (options.deny_until_loaded) {
     impl_->stack_valid = false;
     auto g = std::make_shared<Generation>();
@@ -43,7 +49,14 @@ Host::Host(HostOptions options) : impl_(std::make_unique<Impl>()) {
 }
 
 Host::~Host() {
-  impl_->reloader.reset();  // stop watching before anything else goes
+  impl_->handle_target.reset();  // handles now find nothing
+  impl_->reloader.reset();       // stop watching before anything else goes
+}
+
+bool HookHandle::remove() {
+  auto target = target_.lock();
+  if (!target || serial_ == 0) return false;
+  return target->host->remove_embedder_hook(serial_);
 }
 
 void Host::register_tool(ToolDefinition tool) {
@@ -77,7 +90,8 @@ namespace {
 // The embedder's hooks of every kind take this one path; `fn` goes into
 // its kind's alternative.
 template <detail::HookKind K, class Fn>
-void add_hook(Host::Impl& impl, std::string owner, const HookOptions& o, Fn fn) {
+std::pair<std::uint64_t, std::string> add_hook(Host::Impl& impl, std::string owner,
+                                               const HookOptions& o, Fn fn) {
   if (owner.empty() || o.name.empty())
     throw std::invalid_argument("a hook needs an owner and a name");
   if (!fn) throw std::invalid_argument("hook " + o.name + " has no callback");
@@ -86,24 +100,78 @@ void add_hook(Host::Impl& impl, std::string owner, const HookOptions& o, Fn fn) 
   h.reg = {o.name, o.tools, o.priority,
            detail::HookFn(std::in_place_index<static_cast<std::size_t>(K)>, std::move(fn))};
   h.shadow = o.shadow;
-  impl.reconfigure([&] { impl.embedder_hooks.push_back(std::move(h)); });
+  std::uint64_t serial = 0;
+  std::string id = h.owner + "/" + o.name;
+  impl.reconfigure([&] {
+    h.serial = serial = ++impl.hook_serial;
+    impl.embedder_hooks.push_back(std::move(h));
+  });
+  return {serial, std::move(id)};
 }
 }  // namespace
 
-void Host::add_pre_execute(std::string owner, HookOptions o, PreExecuteFn fn) {
-  add_hook<detail::HookKind::pre_execute>(*impl_, std::move(owner), o, std::move(fn));
+HookHandle Host::add_pre_execute(std::string owner, HookOptions o, PreExecuteFn fn) {
+  auto [serial, id] =
+      add_hook<detail::HookKind::pre_execute>(*impl_, std::move(owner), o, std::move(fn));
+  return HookHandle(impl_->handle_target, serial, std::move(id));
 }
-void Host::add_guard(std::string owner, HookOptions o, GuardFn fn) {
-  add_hook<detail::HookKind::guard>(*impl_, std::move(owner), o, std::move(fn));
+HookHandle Host::add_guard(std::string owner, HookOptions o, GuardFn fn) {
+  auto [serial, id] = add_hook<detail::HookKind::guard>(*impl_, std::move(owner), o, std::move(fn));
+  return HookHandle(impl_->handle_target, serial, std::move(id));
 }
-void Host::add_execute_wrapper(std::string owner, HookOptions o, ExecuteWrapperFn fn) {
-  add_hook<detail::HookKind::execute_wrapper>(*impl_, std::move(owner), o, std::move(fn));
+HookHandle Host::add_execute_wrapper(std::string owner, HookOptions o, ExecuteWrapperFn fn) {
+  auto [serial, id] =
+      add_hook<detail::HookKind::execute_wrapper>(*impl_, std::move(owner), o, std::move(fn));
+  return HookHandle(impl_->handle_target, serial, std::move(id));
 }
-void Host::add_post_execute(std::string owner, HookOptions o, PostExecuteFn fn) {
-  add_hook<detail::HookKind::post_execute>(*impl_, std::move(owner), o, std::move(fn));
+HookHandle Host::add_post_execute(std::string owner, HookOptions o, PostExecuteFn fn) {
+  auto [serial, id] =
+      add_hook<detail::HookKind::post_execute>(*impl_, std::move(owner), o, std::move(fn));
+  return HookHandle(impl_->handle_target, serial, std::move(id));
 }
-void Host::add_result_observer(std::string owner, HookOptions o, ResultObserverFn fn) {
-  add_hook<detail::HookKind::result_observer>(*impl_, std::move(owner), o, std::move(fn));
+HookHandle Host::add_result_observer(std::string owner, HookOptions o, ResultObserverFn fn) {
+  auto [serial, id] =
+      add_hook<detail::HookKind::result_observer>(*impl_, std::move(owner), o, std::move(fn));
+  return HookHandle(impl_->handle_target, serial, std::move(id));
+}
+
+bool Host::remove_embedder_hook(std::uint64_t serial) {
+  bool found = false;
+  impl_->reconfigure([&] {
+    found = std::erase_if(impl_->embedder_hooks,
+                          [&](const detail::EmbedderHook& h) { return h.serial == serial; }) > 0;
+  });
+  return found;
+}
+
+bool Host::remove_hook(std::string_view id) {
+  std::uint64_t serial = 0;
+  {
+    std::lock_guard lock(impl_->control);
+    for (const auto& h : impl_->embedder_hooks)
+      if (h.owner + "/" + h.reg.name == id) serial = h.serial;
+  }
+  if (serial) return remove_embedder_hook(serial);
+  // Not the embedder's: a manifest's hook, named with its layer.
+  const auto p = plan();
+  for (const auto& [stage, hooks] : p) {
+    if (!hooks.is_array()) continue;
+    for (const auto& h : hooks.get_array()) {
+      const auto& o = h.get_object();
+      if (o.at("id").get_string() != id) continue;
+      const std::string layer(o.at("layer").get_string());
+      if (o.at("locked").get_bool())
+        throw std::invalid_argument(
+            "hook " + std::string(id) + " comes from locked layer \"" + layer +
+            "\": nothing removes it while the host runs (a locked layer changes only with a "
+            "restart); change that layer's manifest and restart");
+      throw std::invalid_argument("hook " + std::string(id) + " comes from layer \"" + layer +
+                                  "\", not from this API: edit its manifest and reload, or "
+                                  "disable it (--disable " +
+                                  std::string(id) + ")");
+    }
+  }
+  return false;
 }
 void Host::set_approver(Approver approver) {
   impl_->reconfigure([&] { impl_->approver = std::move(approver); });

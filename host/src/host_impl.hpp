@@ -35,6 +35,10 @@ struct Host::Impl {
   // What the generation is built from (guarded by `control`).
   std::map<std::string, ToolDefinition, std::less<>> embedder_tools;
   std::vector<detail::EmbedderHook> embedder_hooks;
+  std::uint64_t hook_serial = 0;  // the last one a HookHandle got
+  // What handles reach; reset by ~Host, so a handle that outlives its host
+  // finds nothing.
+  std::shared_ptr<HookHandle::Target> handle_target;
   Approver approver;
   std::vector<detail::StackLayer> layers;
   std::vector<std::string> disable;

@@ -5,6 +5,9 @@
 
 #include <sys/stat.h>
 
+#include <condition_variable>
+#include <thread>
+
 using namespace tgtest;
 
 namespace {
@@ -260,4 +263,134 @@ TEST(Permissions, ManifestsWritableByOthersAreRefusedBeforeAnythingLoads) {
   Host host;
   host.load_manifest(m);  // and fine once fixed
   EXPECT_EQ(host.describe().at("plugins").as_array().size(), 1u);
+}
+
+// ---- unregistering the embedder's hooks (HookHandle, Host::remove_hook) -------------------
+
+TEST(Unregister, AHandleRemovesItsHookForLaterCallsOnly) {
+  Fixture f;
+  auto h = f.host.add_guard(
+      "embedder", {"no"}, [](const HookCall&) -> std::optional<std::string> { return "not now"; });
+  EXPECT_EQ(h.id(), "embedder/no");
+  EXPECT_EQ(code_of(f.call("echo")), "denied");
+  EXPECT_EQ(*f.body_runs, 0);
+  const auto before = f.host.generation();
+  EXPECT_TRUE(h.remove());
+  EXPECT_GT(f.host.generation(), before);  // a new generation
+  EXPECT_FALSE(f.call("echo").is_error);
+  EXPECT_EQ(*f.body_runs, 1);
+  EXPECT_FALSE(h.remove());  // gone already
+  HookHandle copy = f.host.add_guard(
+      "embedder", {"no"}, [](const HookCall&) -> std::optional<std::string> { return "x"; });
+  EXPECT_TRUE(f.host.remove_hook("embedder/no"));
+  EXPECT_FALSE(copy.remove());
+  EXPECT_FALSE(f.host.remove_hook("embedder/never"));
+}
+
+TEST(Unregister, ACallInFlightFinishesWithTheHookItStartedWith) {
+  Fixture f;
+  std::mutex m;
+  std::condition_variable cv;
+  bool entered = false, go = false;
+  ToolDefinition slow;
+  slow.name = "slow.gate";
+  slow.execute = [&](const ToolContext&) {
+    std::unique_lock lock(m);
+    entered = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return go; });
+    return ToolOutput::success("done");
+  };
+  f.host.register_tool(slow);
+  std::atomic<int> post_runs{0};
+  auto h = f.host.add_post_execute("embedder", {"count"}, [&](const HookCall&) {
+    ++post_runs;
+    return PostVerdict::accept();
+  });
+  std::thread caller([&] { f.call("slow.gate"); });
+  {
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] { return entered; });
+  }
+  EXPECT_TRUE(h.remove());  // while the call is in its body
+  {
+    std::lock_guard lock(m);
+    go = true;
+  }
+  cv.notify_all();
+  caller.join();
+  EXPECT_EQ(post_runs, 1);  // the running call kept its hook
+  f.call("echo");
+  EXPECT_EQ(post_runs, 1);  // later calls do not see it
+}
+
+TEST(Unregister, CallsRacingRemovalsAreEachDeniedOrAllowedWholly) {
+  Fixture f;
+  std::atomic<bool> stop{false};
+  std::atomic<int> denied{0}, allowed{0}, other{0};
+  std::vector<std::thread> callers;
+  for (int i = 0; i < 4; ++i)
+    callers.emplace_back([&] {
+      while (!stop) {
+        auto r = f.call("echo");
+        if (!r.is_error)
+          ++allowed;
+        else if (code_of(r) == "denied")
+          ++denied;
+        else
+          ++other;
+      }
+    });
+  for (int i = 0; i < 50; ++i) {
+    auto h = f.host.add_guard("embedder", {"flip"},
+                              [](const HookCall&) -> std::optional<std::string> { return "no"; });
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    EXPECT_TRUE(h.remove());
+  }
+  stop = true;
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(other, 0);
+  EXPECT_EQ(*f.body_runs, allowed.load());  // a denied call never ran its body
+}
+
+TEST(Unregister, AManifestHookIsNotTheEmbeddersToRemoveAndALockedOneSaysSo) {
+  Fixture f;
+  TempDir dir;
+  auto security = dir.write("10.json", manifest("security", true,
+                                                {plugin_entry("test.kit", test_plugin("testkit"),
+                                                              R"(,"config":{"guard":"deny"})")}));
+  auto deployer = dir.write(
+      "20.json",
+      manifest("deployer", false, {plugin_entry("sample.shout", sample_plugin("sample_shout"))}));
+  f.host.load_manifests({security, deployer});
+  try {
+    f.host.remove_hook("test.kit/guard");
+    FAIL() << "a locked hook was removed";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("locked layer \"security\""), std::string::npos)
+        << e.what();
+  }
+  const auto post = ids(f.host.plan(), "tools/post-execute");
+  std::string shout;
+  for (const auto& id : post)
+    if (id.starts_with("sample.shout/")) shout = id;
+  ASSERT_FALSE(shout.empty());
+  try {
+    f.host.remove_hook(shout);
+    FAIL() << "a manifest hook was removed";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--disable " + shout), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(code_of(f.call("echo")), "denied");  // nothing changed
+}
+
+TEST(Unregister, AHandleThatOutlivesItsHostDoesNothing) {
+  HookHandle h;
+  EXPECT_FALSE(h.remove());  // default: names nothing
+  {
+    Host host;
+    h = host.add_guard("embedder", {"g"},
+                       [](const HookCall&) -> std::optional<std::string> { return std::nullopt; });
+  }
+  EXPECT_FALSE(h.remove());
 }

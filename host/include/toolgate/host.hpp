@@ -24,6 +24,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace toolgate {
@@ -181,6 +182,29 @@ struct BatchResult {
   std::vector<std::string> additional_contexts;
 };
 
+// What each Host::add_* returns: remove() unregisters that one hook in a new
+// generation -- calls already running finish with it, later calls do not
+// see it.  Copyable; dropping a handle keeps the hook (not RAII: most hooks
+// live as long as the host).  remove() answers false when the hook is gone
+// already or its host has been destroyed; it must not race the host's
+// destructor.
+class HookHandle {
+ public:
+  HookHandle() = default;
+  bool remove();
+  const std::string& id() const { return id_; }  // "owner/name"
+
+  struct Target;  // opaque: the host's side (host.cpp)
+
+ private:
+  friend class Host;
+  HookHandle(std::weak_ptr<Target> target, std::uint64_t serial, std::string id)
+      : target_(std::move(target)), serial_(serial), id_(std::move(id)) {}
+  std::weak_ptr<Target> target_;
+  std::uint64_t serial_ = 0;
+  std::string id_;
+};
+
 class Host {
  public:
   explicit Host(HostOptions options = {});
@@ -196,12 +220,20 @@ class Host {
   // MCP gateway's tools/list).  Calls in flight keep the definitions they
   // started with.
   void set_tools(std::vector<ToolDefinition> tools, bool remove_others = false);
-  // `owner` names the registrant: the hook id is "owner/name".
-  void add_pre_execute(std::string owner, HookOptions o, PreExecuteFn fn);
-  void add_guard(std::string owner, HookOptions o, GuardFn fn);
-  void add_execute_wrapper(std::string owner, HookOptions o, ExecuteWrapperFn fn);
-  void add_post_execute(std::string owner, HookOptions o, PostExecuteFn fn);
-  void add_result_observer(std::string owner, HookOptions o, ResultObserverFn fn);
+  // `owner` names the registrant: the hook id is "owner/name".  Each
+  // returns the handle that removes the hook again.
+  HookHandle add_pre_execute(std::string owner, HookOptions o, PreExecuteFn fn);
+  HookHandle add_guard(std::string owner, HookOptions o, GuardFn fn);
+  HookHandle add_execute_wrapper(std::string owner, HookOptions o, ExecuteWrapperFn fn);
+  HookHandle add_post_execute(std::string owner, HookOptions o, PostExecuteFn fn);
+  HookHandle add_result_observer(std::string owner, HookOptions o, ResultObserverFn fn);
+  // Removes the hook `id` ("owner/name") added through this API, as its
+  // handle would; false when there is none.  A hook a manifest registered
+  // is not the embedder's to remove: std::invalid_argument names its layer
+  // (and whether that layer is locked, which only a restart changes) and
+  // says what to do instead (edit the manifest; --disable for an unlocked
+  // one).
+  bool remove_hook(std::string_view id);
   void set_approver(Approver approver);
 
   // Stacks manifests as layers on top of those already loaded, in order (a
@@ -256,6 +288,8 @@ class Host {
   struct Impl;
 
  private:
+  friend class HookHandle;
+  bool remove_embedder_hook(std::uint64_t serial);
   std::unique_ptr<Impl> impl_;
 };
 

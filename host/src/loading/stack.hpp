@@ -21,6 +21,7 @@
 #include "manifest.hpp"
 #include "plugin_loader.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -40,6 +41,7 @@ struct EmbedderHook {
   std::string owner;
   HookRegistration reg;
   bool shadow = false;
+  std::uint64_t serial = 0;  // what its HookHandle names
 };
 
 struct StackInput {
