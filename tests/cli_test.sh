@@ -63,6 +63,14 @@ expect "--trace shows a failed hook's message" 1 \
   'trace: guard +test\.kit/guard +failed .*error="answered an unknown verdict 7 \(the valid ones are TG_GUARD_ABSTAIN \(0\), TG_GUARD_DENY \(1\)\)"' \
   "$tg" call "$work/kit/m.json" --tool greet --args '{"name":"Ada"}' --trace
 
+# Contexts a post-execute hook queued: the user message to place after the
+# results, as a second JSON line.
+printf '{"toolgate":1,"plugins":[{"id":"test.kit","path":"%s","config":{"post":"context"}}]}' \
+  "$test_plugins/testkit.so" > "$work/kit/context.json"
+expect "call prints the context message after the result" 0 \
+  '^\{"context_message":"testkit context"\}$' \
+  "$tg" call "$work/kit/context.json" --tool greet --args '{"name":"Ada"}'
+
 # check reports errors in every file, not just the first.
 printf '{ "toolgate": 1, "plugins": [ }' > "$work/a.json"
 printf '{ "toolgate": 1, "colour": 1 }' > "$work/b.json"

@@ -253,7 +253,17 @@ void Host::disable_reload() { impl_->reloader.reset(); }
 
 void Host::subscribe(EventSink sink) { impl_->bus.subscribe(std::move(sink)); }
 
-ToolResult Host::call(ToolCall c) {
+std::optional<std::string> context_message(const std::vector<std::string>& contexts) {
+  if (contexts.empty()) return std::nullopt;
+  std::string out;
+  for (const auto& c : contexts) {
+    if (!out.empty()) out += "\n\n";
+    out += c;
+  }
+  return out;
+}
+
+ToolResult Host::call(ToolCall c, std::vector<std::string>* additional_contexts) {
   auto gen = impl_->active.load();
   detail::BatchContext batch;
   std::vector<detail::QueuedContext> contexts;
@@ -261,13 +271,15 @@ ToolResult Host::call(ToolCall c) {
   if (!contexts.empty()) {
     json::array texts;
     for (auto& q : contexts) texts.push_back(json::string(q.text));
+    if (additional_contexts)
+      for (auto& q : contexts) additional_contexts->push_back(std::move(q.text));
     impl_->emit_host_event("batch/settled", {{"additional_contexts", std::move(texts)}},
                            gen->number);
   }
   return r;
 }
 
-ToolResult Host::call_json(std::string_view text) {
+ToolResult Host::call_json(std::string_view text, std::vector<std::string>* additional_contexts) {
   auto bad = [&](std::string why) {
     return ToolResult::failure(error_code::invalid_arguments, std::move(why), stage::call, "host");
   };
@@ -299,7 +311,7 @@ ToolResult Host::call_json(std::string_view text) {
     }
   }
   if (c.identity.tool.empty()) return bad("the call needs a string \"tool\"");
-  return call(std::move(c));
+  return call(std::move(c), additional_contexts);
 }
 
 SplitBegin Host::begin_call(ToolCall c, SplitBeginOptions options) {

@@ -204,3 +204,30 @@ TEST(Events, JsonLinesSinkRemembersAFailedWriteNamingTheFileAndErrno) {
   EXPECT_TRUE(buffered.failed());
   std::fclose(again);
 }
+
+// Contexts reach an embedder that subscribes to no events, from call() and
+// call_json() as from call_batch(), with the ready-made user message.
+TEST(Contexts, CallHandsOutItsContextsAndTheMessageToPlaceAfterTheResults) {
+  Host host;
+  host.register_tool(tool_returning(json::string("ok")));
+  host.add_post_execute("embedder", {"first"},
+                        [](const HookCall&) { return PostVerdict::accept().add_context("one"); });
+  host.add_post_execute("embedder", {"second", {}, -1},
+                        [](const HookCall&) { return PostVerdict::accept().add_context("two"); });
+  std::vector<std::string> contexts;
+  ToolCall c;
+  c.identity.tool = "t";
+  auto r = host.call(std::move(c), &contexts);
+  EXPECT_FALSE(r.is_error);
+  EXPECT_EQ(contexts, (std::vector<std::string>{"one", "two"}));
+  EXPECT_EQ(context_message(contexts), "one\n\ntwo");
+  std::vector<std::string> from_json;
+  host.call_json(R"({"tool":"t"})", &from_json);
+  EXPECT_EQ(from_json, contexts);
+  std::vector<ToolCall> batch(2);
+  batch[0].identity.tool = batch[1].identity.tool = "t";
+  auto b = host.call_batch(std::move(batch));
+  ASSERT_EQ(b.additional_contexts.size(), 4u);  // the calls may run in parallel: any FIFO order
+  EXPECT_EQ(b.context_message(), context_message(b.additional_contexts));
+  EXPECT_FALSE(context_message({}));
+}

@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -175,11 +176,20 @@ struct ReloadOptions {
   std::function<void(const ReloadReport&)> on_reload;
 };
 
+// The user message to place after a batch's tool results (docs/design.md
+// §6): the released contexts joined in first-in first-out order, separated
+// by a blank line; nullopt when there are none.  A model then reads every
+// result of the batch next to its call and the contexts after them.
+std::optional<std::string> context_message(const std::vector<std::string>& contexts);
+
 struct BatchResult {
   std::vector<ToolResult> results;  // in the order of the calls
   // Contexts queued by post-execute hooks, first-in first-out, released
   // after every call of the batch has its tool/result.
   std::vector<std::string> additional_contexts;
+  std::optional<std::string> context_message() const {
+    return toolgate::context_message(additional_contexts);
+  }
 };
 
 // What each Host::add_* returns: remove() unregisters that one hook in a new
@@ -259,10 +269,14 @@ class Host {
   void subscribe(EventSink sink);
 
   // ---- calls (any thread, concurrently) -----------------------------------
-  ToolResult call(ToolCall call);
+  // A batch of one.  The contexts its post-execute hooks queued go to
+  // `*additional_contexts` when given (they are also in the batch/settled
+  // event): an embedder that does not subscribe to events loses none.
+  ToolResult call(ToolCall call, std::vector<std::string>* additional_contexts = nullptr);
   // Parses `{"tool": ..., "arguments": {...}, "call_id"?, "session_id"?}`
   // with size, depth and UTF-8 limits; bad input is an error result.
-  ToolResult call_json(std::string_view call_json);
+  ToolResult call_json(std::string_view call_json,
+                       std::vector<std::string>* additional_contexts = nullptr);
   BatchResult call_batch(std::vector<ToolCall> calls);
 
   // Split-phase calls (see SplitBegin).  begin_call never throws for a bad

@@ -97,10 +97,15 @@ int run_call(const Args& args) {
   }
   std::string why;
   auto call = call_document(*tool, arguments.value_or("{}"), &why);
-  ToolResult r = call ? host->call_json(*call)
+  std::vector<std::string> contexts;
+  ToolResult r = call ? host->call_json(*call, &contexts)
                       : ToolResult::failure(error_code::invalid_arguments, "--args: " + why,
                                             stage::call, "host");
   std::printf("%s\n", to_json_text(r.to_json()).c_str());
+  // What post-execute hooks queued for the model: the user message to place
+  // after the results, as a second JSON line.
+  if (auto message = context_message(contexts))
+    std::printf("%s\n", to_json_text(json::object{{"context_message", *message}}).c_str());
   // An event log that could not be written (reported once when it
   // happened) fails the command: the record of the call is incomplete.
   if (events && !events->flush()) return 1;

@@ -120,6 +120,9 @@ int run_demo(const Args& args) {
       for (const auto& r : out.results) print_result(r);
       for (const auto& ctx : out.additional_contexts)
         std::printf("additional context: %s\n", ctx.c_str());
+      // What an agent runtime appends after the batch's tool results.
+      if (auto message = out.context_message())
+        std::printf("user message after the results: %s\n", message->c_str());
     } else if (file == "8-observer.json") {
       auto lock = std::make_shared<std::mutex>();
       host->subscribe([lock](const Event& e) {

@@ -73,7 +73,10 @@ const std::vector<Command>& commands() {
        "          [--approve yes|no|prompt] [--trace] [--events FILE] [--strict]",
        "one call of a sample tool (greet, slow), a stub, or\n"
        "a tool a plugin of the manifests registers; prints\n"
-       "the result JSON, exit 1 when the call ended as an error",
+       "the result JSON -- and, when post-execute hooks\n"
+       "queued contexts, a second line {\"context_message\":\n"
+       "TEXT}, the user message to place after the results\n"
+       "-- exit 1 when the call ended as an error",
        "  --tool NAME                   the tool to call\n"
        "  --stub NAME[:SCHEMA]          register a test tool NAME that accepts any\n"
        "                                arguments and echoes them (to exercise a guard\n"
