@@ -84,6 +84,7 @@ struct Generation {
   }
   std::map<std::string, std::shared_ptr<const ToolEntry>, std::less<>> tools;
   Approver approver;
+  CardSink card_sink;
   // Loaded plugins, kept alive while this generation is in use.
   std::vector<std::shared_ptr<const void>> plugins;
   std::vector<std::string> plugin_ids;

@@ -176,6 +176,9 @@ bool Host::remove_hook(std::string_view id) {
 void Host::set_approver(Approver approver) {
   impl_->reconfigure([&] { impl_->approver = std::move(approver); });
 }
+void Host::set_card_sink(CardSink sink) {
+  impl_->reconfigure([&] { impl_->card_sink = std::move(sink); });
+}
 
 LoadReport Host::load_manifests(const std::vector<std::filesystem::path>& paths,
                                 const LoadOptions& options) {

@@ -40,6 +40,7 @@ struct Host::Impl {
   // finds nothing.
   std::shared_ptr<HookHandle::Target> handle_target;
   Approver approver;
+  CardSink card_sink;
   std::vector<detail::StackLayer> layers;
   std::vector<std::string> disable;
   // False while deny_until_loaded holds and no stack has loaded yet.
@@ -86,6 +87,7 @@ struct Host::Impl {
         }
       }
     g->approver = approver;
+    g->card_sink = card_sink;
     if (!stack_valid) g->invalid_reason = "no manifest stack has loaded successfully yet";
     detail::StackInput in{&embedder_hooks, &stack, disabled};
     detail::resolve_stack(in, *g, kept);

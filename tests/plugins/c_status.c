@@ -11,9 +11,13 @@
  *   {"finalize":"change-error"|"fail"}
  *   {"guard":"who"}    the guard reads call_info (ABI 1.3) and denies with
  *                      "client=<client> agent=<agent_id>"
+ *   {"card":"ok"|"fail"}  c_tool has UI cards (ABI 1.4): the pending card
+ *                      quotes arguments_json, the completed one result_json;
+ *                      "fail" makes present_call return TG_ERROR
  */
 #include <toolgate/toolgate.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +26,7 @@ typedef struct state {
   char tool[16];
   char finalize[16];
   char guard[16];
+  char card[16];
 } state;
 
 static const tg_host_api *host;
@@ -180,6 +185,37 @@ static tg_status tool_finalize(void *ud, tg_call *call) {
   return host->set_content(call, str("[{\"type\":\"text\",\"text\":\"finalized\"}]"));
 }
 
+/* A card of one text block: PREFIX followed by `json` as a JSON string. */
+static tg_status card_of(tg_call *call, const char *prefix, tg_str json) {
+  char buf[1024];
+  size_t n = 0, i;
+  n += (size_t)snprintf(buf, sizeof buf, "[{\"type\":\"text\",\"text\":\"%s", prefix);
+  for (i = 0; i < json.size && n + 8 < sizeof buf; ++i) {
+    if (json.data[i] == '"' || json.data[i] == '\\') buf[n++] = '\\';
+    buf[n++] = json.data[i];
+  }
+  n += (size_t)snprintf(buf + n, sizeof buf - n, "\"}]");
+  return host->set_content(call, (tg_str){buf, n});
+}
+
+static tg_status present_call(void *ud, tg_call *call) {
+  const state *s = (const state *)ud;
+  tg_str args;
+  if (strcmp(s->card, "fail") == 0) {
+    host->set_error(call, "the pending card fails on purpose");
+    return TG_ERROR;
+  }
+  if (host->arguments_json(call, &args) != TG_OK) return TG_ERROR;
+  return card_of(call, "pending c_tool ", args);
+}
+
+static tg_status present_result(void *ud, tg_call *call) {
+  tg_str result;
+  (void)ud;
+  if (host->result_json(call, &result) != TG_OK) return TG_ERROR;
+  return card_of(call, "done ", result);
+}
+
 static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, void **out) {
   tg_hook_options o;
   tg_tool_definition t;
@@ -191,6 +227,7 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
   config_value(config, "tool", s->tool, sizeof s->tool);
   config_value(config, "finalize", s->finalize, sizeof s->finalize);
   config_value(config, "guard", s->guard, sizeof s->guard);
+  config_value(config, "card", s->card, sizeof s->card);
   memset(&o, 0, sizeof o);
   o.struct_size = sizeof o;
   o.user_data = s;
@@ -210,6 +247,10 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
   t.execute = tool_execute;
   t.render = tool_render;
   if (s->finalize[0]) t.finalize_content = tool_finalize;
+  if (s->card[0]) {
+    t.present_call = present_call;
+    t.present_result = present_result;
+  }
   t.user_data = s;
   if (st == TG_OK) st = api->register_tool(ctx, &t);
   if (st != TG_OK) {

@@ -2,6 +2,8 @@
 // adapters and fail closed exactly like C++ hooks do.
 #include "test_support.hpp"
 
+#include <toolgate/json.hpp>
+
 #include "sample_tools.hpp"
 
 #include <toolgate/toolgate.h>
@@ -345,4 +347,99 @@ TEST(PluginAbi, APluginBuiltForAbi12ReadsItsShorterCallInfo) {
   auto b = f.host.begin_call(asked_by("Bash", "codex", "reviewer"));
   EXPECT_EQ(b.verdict, SplitBegin::Verdict::deny);
   EXPECT_EQ(b.reason, "call_info 1.2: Bash, tail untouched");
+}
+
+// ---- UI cards (hooks.hpp: PresentCallFn / PresentResultFn; ABI 1.4) -----------------------
+
+TEST(Cards, APendingCardAfterToolCallAndACompletedOneAfterToolResultNeverInTheResult) {
+  Host host;
+  auto recorder = std::make_shared<Recorder>();
+  host.subscribe([recorder](const Event& e) { (*recorder)(e); });
+  std::vector<std::string> sunk;
+  host.set_card_sink([&](const Card& c) {
+    sunk.push_back(std::string(c.phase) + ":" +
+                   std::string(c.content.at(0).at("text").as_string()) + ":" + c.identity.tool);
+  });
+  ToolDefinition t;
+  t.name = "cards";
+  t.execute = [](const ToolContext&) { return ToolOutput::success("body ran"); };
+  t.present_call = [](const json::object& args) {
+    return json::array{text_block("about to greet " + std::string(args.at("who").as_string()))};
+  };
+  t.present_result = [](const json::object& args, const ToolResult& r) {
+    return json::array{text_block(std::string(r.is_error ? "failed " : "greeted ") +
+                                  std::string(args.at("who").as_string()))};
+  };
+  host.register_tool(t);
+  host.add_pre_execute("embedder", {"rename"}, [](const HookCall&) {
+    return PreVerdict::keep().with_arguments(json::object{{"who", "Grace"}});
+  });
+  ToolCall c;
+  c.identity.tool = "cards";
+  c.arguments = json::object{{"who", "Ada"}};
+  auto r = host.call(std::move(c));
+  ASSERT_FALSE(r.is_error);
+  EXPECT_EQ(to_json_text(json::value(r.content)).find("greet"),
+            std::string::npos);  // not the model's
+  // The pending card sees the arguments as sent, the completed one the final ones.
+  EXPECT_EQ(sunk, (std::vector<std::string>{"call:about to greet Ada:cards",
+                                            "result:greeted Grace:cards"}));
+  std::vector<std::string> order;
+  for (const auto& e : recorder->snapshot())
+    if (e.type == "tool/call" || e.type == "tool/result" || e.type == "tool/card")
+      order.push_back(e.type == "tool/card" ? "card:" + std::string(e.data.at("phase").as_string())
+                                            : e.type);
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"tool/call", "card:call", "tool/result", "card:result"}));
+}
+
+TEST(Cards, AFailingCardChangesNothingButIsReported) {
+  Host host;
+  auto recorder = std::make_shared<Recorder>();
+  host.subscribe([recorder](const Event& e) { (*recorder)(e); });
+  int sunk = 0;
+  host.set_card_sink([&](const Card&) { ++sunk; });
+  ToolDefinition t;
+  t.name = "cards";
+  t.execute = [](const ToolContext&) { return ToolOutput::success("body ran"); };
+  t.present_call = [](const json::object&) -> json::array { throw std::runtime_error("boom"); };
+  t.present_result = [](const json::object&, const ToolResult&) {
+    return json::array{json::object{{"type", "hologram"}}};
+  };
+  host.register_tool(t);
+  ToolCall c;
+  c.identity.tool = "cards";
+  auto r = host.call(std::move(c));
+  EXPECT_FALSE(r.is_error);
+  EXPECT_EQ(r.value, json::value("body ran"));
+  EXPECT_EQ(sunk, 0);
+  auto cards = recorder->of_type("tool/card");
+  ASSERT_EQ(cards.size(), 2u);
+  EXPECT_NE(std::string(cards[0].data.at("error").as_string()).find("boom"), std::string::npos);
+  EXPECT_NE(std::string(cards[1].data.at("error").as_string()).find("unknown content block type"),
+            std::string::npos);
+  EXPECT_EQ(recorder->of_type("tool/result").size(), 1u);
+}
+
+TEST(Cards, ACToolsCardsComeThroughTheAbi) {
+  PluginFixture f;
+  std::vector<std::string> sunk;
+  f.host.set_card_sink([&](const Card& c) {
+    sunk.push_back(std::string(c.phase) + ":" +
+                   std::string(c.content.at(0).at("text").as_string()));
+  });
+  f.c_status({{"card", "ok"}});
+  auto r = f.call("c_tool", {{"who", "Ada"}});
+  ASSERT_FALSE(r.is_error) << to_json_text(r.to_json());
+  ASSERT_EQ(sunk.size(), 2u);
+  EXPECT_EQ(sunk[0], R"(call:pending c_tool {"who":"Ada"})");
+  EXPECT_TRUE(sunk[1].starts_with("result:done {")) << sunk[1];
+  EXPECT_NE(sunk[1].find("c_tool saw Ada"), std::string::npos) << sunk[1];
+
+  PluginFixture failing;
+  int n = 0;
+  failing.host.set_card_sink([&](const Card&) { ++n; });
+  failing.c_status({{"card", "fail"}});
+  EXPECT_FALSE(failing.call("c_tool", {{"who", "Ada"}}).is_error);  // the call is untouched
+  EXPECT_EQ(n, 1);                                                  // only the completed card
 }

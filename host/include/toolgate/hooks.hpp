@@ -179,6 +179,20 @@ struct ToolOutput {
     return {false, {}, std::move(code), std::move(msg), {}};
   }
 };
+// UI cards (docs/design.md §2.12): content blocks a tool makes for the
+// embedder's user interface -- a pending card when a call starts, a
+// completed one after its result -- delivered to the embedder (a CardSink
+// and the tool/card event), never to the model.
+using PresentCallFn = std::function<boost::json::array(const boost::json::object& arguments)>;
+using PresentResultFn = std::function<boost::json::array(const boost::json::object& arguments,
+                                                         const ToolResult& result)>;
+struct Card {
+  std::string_view phase;  // "call" (pending) or "result" (completed)
+  const CallIdentity& identity;
+  const boost::json::array& content;
+};
+using CardSink = std::function<void(const Card&)>;
+
 struct ToolDefinition {
   std::string name;
   std::string description;
@@ -190,6 +204,12 @@ struct ToolDefinition {
   // The last content-only invariant.  Receives a copy of the normalized
   // result; only `content` may change -- the host checks the rest.
   std::function<void(ToolResult&)> finalize_content;  // optional
+  // Optional UI cards: called right after tool/call with the arguments as
+  // sent, and right after tool/result with the final arguments and the
+  // result.  A card that throws or is not valid content changes nothing
+  // but is reported (a tool/card event with "error", a warning).
+  PresentCallFn present_call;
+  PresentResultFn present_result;
 };
 
 // ---- registration options ------------------------------------------------------------

@@ -245,6 +245,10 @@ class Host {
   // one).
   bool remove_hook(std::string_view id);
   void set_approver(Approver approver);
+  // Where tools' UI cards go (hooks.hpp: Card), besides the tool/card
+  // event; called on the call's thread.  A tool's present_* runs only when
+  // a sink is set or someone subscribes to events.
+  void set_card_sink(CardSink sink);
 
   // Stacks manifests as layers on top of those already loaded, in order (a
   // folder stands for its *.json files in byte-wise name order).  All or

@@ -32,6 +32,8 @@ enum class AbiStage {
   tool_execute,
   tool_render,
   tool_finalize,
+  tool_present_call,
+  tool_present_result,
 };
 static_assert(static_cast<std::size_t>(AbiStage::observer) + 1 == kHookKindCount &&
                   static_cast<int>(AbiStage::wrapper) ==
@@ -47,6 +49,8 @@ constexpr std::uint32_t abi_rights(AbiStage s) {
       return abi_right::set_value;
     case AbiStage::tool_render:
     case AbiStage::tool_finalize:
+    case AbiStage::tool_present_call:
+    case AbiStage::tool_present_result:
       return abi_right::set_content;
     default:
       return info(static_cast<HookKind>(s)).abi_rights;
@@ -137,6 +141,8 @@ struct tg_init_ctx {
     tg_tool_render_fn render;
     tg_tool_finalize_fn finalize_content;
     void* user_data;
+    tg_tool_present_fn present_call = nullptr;  // 1.4
+    tg_tool_present_fn present_result = nullptr;
   };
   std::vector<PendingTool> tools;
   std::vector<std::string> errors;

@@ -207,6 +207,30 @@ ToolDefinition adapt_tool(PluginPtr p, tg_init_ctx::PendingTool t) {
       check(c, p->invoke([&] { return fn(ud, &c); }));
       if (c.content) result.content = std::move(*c.content);
     };
+  // UI cards: the view carries the arguments (arguments_json reads them);
+  // a card's result comes in as the finalize input (result_json).
+  auto card = [p, ud](tg_tool_present_fn fn, AbiStage stage, const boost::json::object& arguments,
+                      const ToolResult* result) {
+    static const boost::json::object none;
+    CallIdentity id;
+    HookCall view{
+        id, arguments, none,
+        stage == AbiStage::tool_present_call ? "tool/present-call" : "tool/present-result"};
+    tg_call c(view, stage, p.get());
+    c.finalize_input = result;
+    check(c, p->invoke([&] { return fn(ud, &c); }));
+    if (!c.content) throw HookFailure("the card callback returned TG_OK without set_content");
+    return std::move(*c.content);
+  };
+  if (t.present_call)
+    d.present_call = [card, fn = t.present_call](const boost::json::object& arguments) {
+      return card(fn, AbiStage::tool_present_call, arguments, nullptr);
+    };
+  if (t.present_result)
+    d.present_result = [card, fn = t.present_result](const boost::json::object& arguments,
+                                                     const ToolResult& result) {
+      return card(fn, AbiStage::tool_present_result, arguments, &result);
+    };
   return d;
 }
 

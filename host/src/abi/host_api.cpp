@@ -120,6 +120,11 @@ tg_status reg_tool(tg_init_ctx* ctx, const tg_tool_definition* d) {
                                d->annotations, d->execute,
                                d->render,      d->finalize_content,
                                d->user_data};
+    // Appended in 1.4: an older plugin's shorter struct ends before them.
+    if (d->struct_size >= offsetof(tg_tool_definition, present_result) + sizeof(void*)) {
+      t.present_call = d->present_call;
+      t.present_result = d->present_result;
+    }
     std::string why;
     if (d->input_schema_json.size) {
       auto v = parse_untrusted(sv(d->input_schema_json), 64, &why);
@@ -364,7 +369,8 @@ tg_status result_json(const tg_call* c, tg_str* out) {
     if (!c->result_text) {
       if (c->stage == AbiStage::observer && c->outcome)
         c->result_text = to_json_text(c->outcome->to_json());
-      else if (c->stage == AbiStage::tool_finalize && c->finalize_input)
+      else if ((c->stage == AbiStage::tool_finalize || c->stage == AbiStage::tool_present_result) &&
+               c->finalize_input)
         c->result_text = to_json_text(c->finalize_input->to_json());
       else if (const auto* candidate =
                    c->stage == AbiStage::post_execute ? c->view.candidate() : nullptr)

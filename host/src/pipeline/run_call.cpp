@@ -59,6 +59,7 @@ void decide_call(CallState& s, ToolCall& call, const DecideOptions& how) {
   auto it = s.gen.tools.find(s.identity.tool);
   if (it != s.gen.tools.end()) {
     s.tool = it->second.get();
+    present_call_card(s);  // the pending card, as the call starts
   } else if (!how.external_tool) {
     s.fail(error_code::unknown_tool, unknown_tool_message(s.gen, s.identity.tool), stage::call,
            "host");
@@ -105,6 +106,7 @@ void finish_call(CallState& s, std::vector<QueuedContext>* contexts_out) {
                                    stage::finalize, "host");
   guarded([&] { run_observers(s); }, &what);
   if (s.bus.active()) s.emit("tool/result", {{"result", s.result.to_json()}});
+  present_result_card(s);
   // Sub-calls never queue additional contexts (call/result adjacency).
   if (contexts_out && s.identity.parent_token.empty())
     for (auto& c : s.contexts) contexts_out->push_back(std::move(c));

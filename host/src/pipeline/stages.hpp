@@ -20,6 +20,11 @@ void run_normalize(CallState& s);     // snapshot; failures become isError
 void run_finalize(CallState& s);      // 7: content-only, fails closed
 void run_observers(CallState& s);     // 8: frozen outcome, read-only
 
+// UI cards (cards.cpp): the tool's pending card right after tool/call, its
+// completed card right after tool/result; for the embedder, never the model.
+void present_call_card(const CallState& s);
+void present_result_card(const CallState& s);
+
 // The phases every call goes through, shared by run_call() and the
 // split-phase calls (split_call.cpp):
 //   start_call   identity, signal, the tool/call event

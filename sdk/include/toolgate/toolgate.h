@@ -76,14 +76,15 @@ extern "C" {
  *     plugin sees what the host has (TOOLGATE_HOST_HAS).
  */
 #define TOOLGATE_ABI_MAJOR 1
-#define TOOLGATE_ABI_MINOR 3
+#define TOOLGATE_ABI_MINOR 4
 /* What each minor appended:
  *   1.1  the descriptor's export_state / import_state (hot-reload handoff)
  *   1.2  reading the config without parsing JSON: the host API's config_get
  *        and config_string, and the descriptor's config_schema, which the
  *        host checks the manifest's config against before init runs
  *   1.3  who asks: tg_call_info's client and agent_id (the program whose
- *        call it is, and the subagent making it) */
+ *        call it is, and the subagent making it)
+ *   1.4  UI cards: tg_tool_definition's present_call and present_result */
 
 /* ======================================================================
  * 2. Basic types
@@ -374,7 +375,17 @@ typedef tg_status (*tg_result_observer_fn)(void *user_data, const tg_call *call)
  * finalize_content (optional): the tool author's last content invariant
  * (size cap, redaction).  Read host->result_json(), write a new content
  * array with host->set_content().  Only content may change; a failure makes
- * the result an error whose content is the failure message. */
+ * the result an error whose content is the failure message.
+ *
+ * present_call, present_result (optional, ABI 1.4): UI cards -- content
+ * blocks for the user interface of the program embedding the host, never
+ * shown to the model.  present_call runs right after the call is logged,
+ * with host->arguments_json() as the caller sent them: the pending card.
+ * present_result runs right after the result is logged, with the final
+ * arguments and host->result_json(): the completed card.  Write the card
+ * with host->set_content(call, json-array).  A card that fails (an error
+ * status, no set_content, invalid blocks) changes nothing in the call; it
+ * is reported and dropped.  Only called when the embedder shows cards. */
 #define TG_TOOL_READ_ONLY 0x01u
 #define TG_TOOL_DESTRUCTIVE 0x02u
 #define TG_TOOL_IDEMPOTENT 0x04u
@@ -383,6 +394,7 @@ typedef tg_status (*tg_result_observer_fn)(void *user_data, const tg_call *call)
 typedef tg_status (*tg_tool_execute_fn)(void *user_data, tg_call *call, const tg_signal *signal);
 typedef tg_status (*tg_tool_render_fn)(void *user_data, tg_call *call);
 typedef tg_status (*tg_tool_finalize_fn)(void *user_data, tg_call *call);
+typedef tg_status (*tg_tool_present_fn)(void *user_data, tg_call *call);
 
 typedef struct tg_tool_definition {
   uint32_t struct_size;
@@ -395,6 +407,9 @@ typedef struct tg_tool_definition {
   tg_tool_render_fn render;             /* optional                                */
   tg_tool_finalize_fn finalize_content; /* optional                        */
   void *user_data;
+  /* Appended in 1.4 (read only when struct_size covers them): */
+  tg_tool_present_fn present_call;   /* optional: the pending UI card      */
+  tg_tool_present_fn present_result; /* optional: the completed UI card    */
 } tg_tool_definition;
 
 /* Options common to every hook registration (copied by the host). */

@@ -22,7 +22,7 @@ pub use std::os::raw::{c_char, c_void};
 
 // ---- 1. Versioning ----------------------------------------------------------
 pub const TOOLGATE_ABI_MAJOR: u16 = 1;
-pub const TOOLGATE_ABI_MINOR: u16 = 3;
+pub const TOOLGATE_ABI_MINOR: u16 = 4;
 
 // ---- 2. Basic types ---------------------------------------------------------
 pub type tg_status = i32;
@@ -201,6 +201,8 @@ pub type tg_tool_render_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, call: *mut tg_call) -> tg_status>;
 pub type tg_tool_finalize_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, call: *mut tg_call) -> tg_status>;
+pub type tg_tool_present_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, call: *mut tg_call) -> tg_status>;
 
 #[repr(C)]
 pub struct tg_tool_definition {
@@ -214,6 +216,9 @@ pub struct tg_tool_definition {
     pub render: tg_tool_render_fn,
     pub finalize_content: tg_tool_finalize_fn,
     pub user_data: *mut c_void,
+    // since ABI 1.4: UI cards
+    pub present_call: tg_tool_present_fn,
+    pub present_result: tg_tool_present_fn,
 }
 
 #[repr(C)]
