@@ -71,6 +71,15 @@ expect "call prints the context message after the result" 0 \
   '^\{"context_message":"testkit context"\}$' \
   "$tg" call "$work/kit/context.json" --tool greet --args '{"name":"Ada"}'
 
+# ${NAME} in a manifest: refused without a value, loaded with --var.
+printf '{"toolgate":1,"plugins":[{"id":"test.kit","path":"%s","config":{"guard":"${mode}"}}]}' \
+  "$test_plugins/testkit.so" > "$work/vars.json"
+expect "a variable without a value is a load error naming it" 1 \
+  'at /plugins/0/config/guard: variable \$\{mode\} has no value' \
+  "$tg" check "$work/vars.json"
+expect "--var gives it one" 1 'denied' \
+  "$tg" call "$work/vars.json" --var mode=deny --tool greet --args '{"name":"Ada"}'
+
 # check reports errors in every file, not just the first.
 printf '{ "toolgate": 1, "plugins": [ }' > "$work/a.json"
 printf '{ "toolgate": 1, "colour": 1 }' > "$work/b.json"

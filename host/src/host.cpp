@@ -191,6 +191,7 @@ LoadReport Host::load_manifests(const std::vector<std::filesystem::path>& paths,
   detail::StackLoadOptions lo;
   lo.loader.allow_insecure_permissions = options.allow_insecure_plugin_permissions;
   lo.loader.strict_builds = options.strict_plugin_builds;
+  lo.variables = &options.variables;
   for (const auto& layer : impl_->layers)
     for (const auto& [index, plugin] : layer.plugins)
       lo.already_loaded[plugin->id] = layer.manifest.file.string();

@@ -234,3 +234,30 @@ TEST(GuardPathsPlugin, BadConfigs) {
     EXPECT_TRUE(has(e, c.text)) << e;
   }
 }
+
+// One manifest for every project (docs/design.md §8.1): the allowed folder
+// is ${workspace}, given when the stack loads; without a value it does not
+// load at all (a guard never gets an empty or guessed root).
+TEST(GuardPathsPlugin, RootsFromAManifestVariable) {
+  PathsFixture f;
+  const std::string m =
+      f.dir.write("vars.json", manifest_for("toolgate.guard-paths", library_plugin("guard-paths"),
+                                            {{"read_roots", json::array{"${workspace}"}},
+                                             {"base", "${workspace}"},
+                                             {"home", f.home.c_str()}}));
+  try {
+    f.host.load_manifest(m);
+    FAIL() << "a manifest with an undefined variable loaded";
+  } catch (const LoadError& e) {
+    EXPECT_EQ(e.json_path(), "/plugins/0/config/read_roots/0");
+    EXPECT_TRUE(has(e.problem(), "variable ${workspace} has no value (none is defined)"))
+        << e.problem();
+    EXPECT_TRUE(has(e.fix(), "--var workspace=VALUE")) << e.fix();
+  }
+  LoadOptions o;
+  o.variables["workspace"] = f.work;
+  f.host.load_manifest(m, o);
+  EXPECT_EQ(f.try_path("fs.read", f.work + "/a.txt"), "");
+  EXPECT_EQ(f.try_path("fs.read", "a.txt"), "");  // base is the workspace too
+  EXPECT_TRUE(has(f.try_path("fs.read", f.outside + "/secret"), "outside the read roots"));
+}

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -123,6 +124,10 @@ struct LoadOptions {
   // closed.  Also refuses such a build on hot reload (the old generation
   // keeps serving).
   bool strict_plugin_builds = false;
+  // Values for ${NAME} in the strings of plugins' "config" (docs/design.md
+  // §8.1), e.g. {"workspace", "/home/me/project"}.  A name the manifests
+  // use without a value here is a load error.
+  std::map<std::string, std::string, std::less<>> variables = {};
 };
 
 struct LoadReport {

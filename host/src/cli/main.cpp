@@ -218,6 +218,8 @@ const std::vector<Command>& commands() {
        "                                \"config\" is used instead\n"
        "  --json                        one JSON object (an array of them for\n"
        "                                manifests) instead of text\n"
+       "  --var NAME=VALUE              the value of ${NAME} in the plugins' config\n"
+       "                                (repeatable); a name used without one is an error\n"
        "  --allow-insecure-plugin-permissions\n"
        "                                do not report a plugin or manifest writable by\n"
        "                                other users (the loaders' flag of that name)\n",

@@ -35,6 +35,13 @@ Args parse_common(const Args& args, CommonOptions& out, const std::vector<std::s
       out.manifests.push_back(value());
     } else if (a == "--disable") {
       out.load.disable.push_back(value());
+    } else if (a == "--var") {
+      const std::string v = value();
+      const auto eq = v.find('=');
+      if (eq == 0 || eq == std::string::npos)
+        throw UsageError("--var takes NAME=VALUE (for ${NAME} in the manifests' config), not \"" +
+                         v + "\"");
+      out.load.variables.insert_or_assign(v.substr(0, eq), v.substr(eq + 1));
     } else if (a == "--allow-insecure-plugin-permissions") {
       out.load.allow_insecure_plugin_permissions = true;
     } else if (a == "--strict") {

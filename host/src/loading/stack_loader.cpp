@@ -1,5 +1,7 @@
 #include "stack_loader.hpp"
 
+#include "variables.hpp"
+
 #include <toolgate/host.hpp>
 
 #include <utility>
@@ -36,6 +38,13 @@ class StackLoader {
       for (const auto& f : files) {
         StackLayer layer;
         layer.manifest = read_manifest(f, o_.loader.allow_insecure_permissions);
+        static const Variables none;
+        for (auto& p : layer.manifest.plugins) {
+          boost::json::value config(std::move(p.config));
+          expand_variables(config, o_.variables ? *o_.variables : none, f.string(),
+                           p.json_path + "/config");
+          p.config = std::move(config.as_object());
+        }
         const auto& m = layer.manifest;
         for (std::size_t i = 0; i < m.plugins.size(); ++i)
           if (auto p = load_entry(m, m.plugins[i])) layer.plugins.emplace_back(i, std::move(p));

@@ -23,6 +23,8 @@ namespace toolgate::detail {
 
 struct StackLoadOptions {
   LoaderOptions loader;
+  // ${NAME} values for plugins' config (variables.hpp); none when null.
+  const std::map<std::string, std::string, std::less<>>* variables = nullptr;
   // Plugin ids the stack already holds below the new layers (id -> the
   // manifest that loaded it): loading one again is an error.
   std::map<std::string, std::string> already_loaded;

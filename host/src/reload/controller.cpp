@@ -203,6 +203,7 @@ detail::LoadedStack ReloadController::load_candidate(bool force) {
   detail::StackLoadOptions lo;
   lo.loader.allow_insecure_permissions = options_.load.allow_insecure_plugin_permissions;
   lo.loader.strict_builds = options_.load.strict_plugin_builds;
+  lo.variables = &options_.load.variables;
   std::map<std::string, std::shared_ptr<const LoadedPlugin>> serving;
   for (const auto& layer : impl_.layers)
     for (const auto& [i, p] : layer.plugins) {
