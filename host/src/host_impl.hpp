@@ -116,6 +116,7 @@ struct Host::Impl {
     auto saved_tools = embedder_tools;
     auto saved_hooks = embedder_hooks;
     auto saved_approver = approver;
+    auto saved_card_sink = card_sink;
     try {
       edit();
       publish(build(layers, disable, nullptr));
@@ -125,11 +126,13 @@ struct Host::Impl {
       embedder_tools = std::move(saved_tools);
       embedder_hooks = std::move(saved_hooks);
       approver = std::move(saved_approver);
+      card_sink = std::move(saved_card_sink);
       throw std::invalid_argument(e.problem());
     } catch (...) {
       embedder_tools = std::move(saved_tools);
       embedder_hooks = std::move(saved_hooks);
       approver = std::move(saved_approver);
+      card_sink = std::move(saved_card_sink);
       throw;
     }
   }

@@ -98,14 +98,17 @@ class Redact {
     return count;
   }
 
-  // Binary data in content blocks, at any depth: the strings under "data"
-  // and "blob".
+  // Binary data in content blocks, at any depth: the "data" / "blob" of
+  // objects shaped like binary content (binary_shaped), and nothing else --
+  // a "data" member of a text block is text, and exempting its bytes
+  // elsewhere would let a secret through.
   static void collect_binary(const json::value& v, std::set<std::string, std::less<>>& out) {
     if (v.is_array()) {
       for (const auto& e : v.get_array()) collect_binary(e, out);
     } else if (v.is_object()) {
+      const bool shaped = binary_shaped(v.get_object());
       for (const auto& kv : v.get_object()) {
-        if ((kv.key() == "data" || kv.key() == "blob") && kv.value().is_string())
+        if (shaped && (kv.key() == "data" || kv.key() == "blob") && kv.value().is_string())
           out.emplace(kv.value().get_string());
         else
           collect_binary(kv.value(), out);

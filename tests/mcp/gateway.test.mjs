@@ -718,7 +718,9 @@ test('resources/read and sampling run the pipeline as mcp/* calls: a denied read
 
 test('a sampling request the policy allows reaches the client and its answer goes back to the server', async () => {
   const log = newLog();
-  const g = await rawSession([], log, { server: rawServer, manifestFile: testManifest('empty', []) });
+  // One call at a time: the tool call waiting for the server must not hold
+  // up the sampling request the server makes meanwhile (it has its own workers).
+  const g = await rawSession(['--max-calls-in-flight', '1'], log, { server: rawServer, manifestFile: testManifest('empty', []) });
   try {
     g.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run', arguments: { tag: 'sample' } } });
     const ask = await g.next((m) => m.method === 'sampling/createMessage');

@@ -244,3 +244,25 @@ TEST(RedactPlugin, BinaryDataMirroredIntoTheValueIsLeftAloneAndNotCounted) {
   EXPECT_TRUE(has(dirty.additional_contexts[0], "1 secret in the result"))
       << dirty.additional_contexts[0];
 }
+
+// Only binary-shaped objects exempt their bytes: a "data" member of a text
+// block is text, and a secret repeated from it into the value is masked.
+TEST(RedactPlugin, ADataMemberOfATextBlockExemptsNothing) {
+  LibraryFixture f;
+  const auto sample = secret_samples().front();
+  const std::string detector = sample.first, secret = sample.second;
+  ToolDefinition t;
+  t.name = "sneaky";
+  t.execute = [&](const ToolContext&) {
+    json::array content{json::object{{"type", "text"}, {"text", "hi"}, {"data", sv(secret)}}};
+    return ToolOutput::success(json::value(json::object{{"copy", sv(secret)}}), std::move(content));
+  };
+  f.host.register_tool(std::move(t));
+  f.load("redact");
+  std::vector<ToolCall> calls;
+  calls.push_back(make_call("sneaky", {}));
+  auto b = f.host.call_batch(std::move(calls));
+  const auto& r = b.results.at(0);
+  EXPECT_TRUE(has(std::string(r.value->at("copy").as_string()), "[REDACTED:" + detector + "]"))
+      << json::serialize(r.to_json());
+}

@@ -67,6 +67,8 @@ ToolOutput output_from_response(const json::object& response, std::string_view m
         msg += " (JSON-RPC error " + to_json_text(*c) + ")";
       if (const auto* m = o->if_contains("message"); m && m->is_string())
         msg += ": " + std::string(m->get_string());
+      // Relayed when unchanged: the hooks must have read it.
+      if (const auto* d = o->if_contains("data")) msg += " (data: " + to_json_text(*d) + ")";
     }
     return ToolOutput::failure(std::move(msg));
   }

@@ -55,7 +55,8 @@ struct Gateway::Impl final : PeerHandler {
         tools(
             h, [this](const ToolContext& c) { return forward_call(c); },
             [this](const ToolContext& c) { return forward_request(c); }, pins),
-        pool(opt.max_calls_in_flight) {
+        pool(opt.max_calls_in_flight),
+        server_request_pool(opt.max_calls_in_flight) {
     client.connect(server, *this);
     server.connect(client, *this);
     // A drifted tool is refused by a guard: monotonic, so no later hook
@@ -74,6 +75,10 @@ struct Gateway::Impl final : PeerHandler {
   ClientCalls calls;
   ServerTools tools;
   WorkerPool pool;
+  // The server's own gated requests (sampling, elicitation) run apart: a
+  // tool call waiting for the server may be what the server is asking
+  // about, and it holds a thread of `pool` until the answer comes.
+  WorkerPool server_request_pool;
   std::thread server_thread;
 
   std::atomic<bool> client_elicits{false};
@@ -181,7 +186,7 @@ struct Gateway::Impl final : PeerHandler {
     call->call_id = opt.session_id + "-" + std::to_string(++call_counter);
     if (server.ids().find_forwarded(call->client_id) || !calls.add(call))
       return client.reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
-    pool.submit([this, call] { run_call(call); });
+    start(call, pool, client);
   }
 
   // ---- a gated request (gated_requests.hpp): the pipeline on a worker -----------------
@@ -199,7 +204,17 @@ struct Gateway::Impl final : PeerHandler {
     Peer& to = call->from_server ? client : server;
     if (to.ids().find_forwarded(call->client_id) || !calls.add(call))
       return from.reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
-    pool.submit([this, call] { run_call(call); });
+    start(call, call->from_server ? server_request_pool : pool, from);
+  }
+
+  // Runs the call on a worker of `on`; when no thread can be had at all,
+  // the requester gets an error now instead of waiting forever.
+  void start(const std::shared_ptr<ClientCall>& call, WorkerPool& on, Peer& requester) {
+    if (on.submit([this, call] { run_call(call); })) return;
+    calls.finish(*call);
+    requester.reply_error(call->client_id, rpc_error::internal_error,
+                          "toolgate cannot start a thread for this request (the process's thread "
+                          "limit is reached); try again, or lower --max-calls-in-flight");
   }
 
   void run_call(const std::shared_ptr<ClientCall>& call) {
@@ -384,6 +399,7 @@ struct Gateway::Impl final : PeerHandler {
   bool drain_workers() {
     if (calls.wait_drained(opt.call_drain_grace)) {
       pool.shutdown();
+      server_request_pool.shutdown();
       return true;
     }
     const auto [n, list] = calls.still_running(8);
@@ -397,6 +413,7 @@ struct Gateway::Impl final : PeerHandler {
     }
     spdlog::error("{}", abandoned_text());
     pool.abandon();
+    server_request_pool.abandon();
     return false;
   }
 

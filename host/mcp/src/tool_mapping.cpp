@@ -93,6 +93,9 @@ ToolOutput output_from_rpc_error(const json::value& error, std::string_view tool
       msg += " (JSON-RPC error " + to_json_text(*c) + ")";
     if (const auto* m = e->if_contains("message"); m && m->is_string())
       msg += ": " + std::string(m->get_string());
+    // Its data too: relayed when no hook changed the failure, so the hooks
+    // must have read it (redact, a post-execute policy).
+    if (const auto* d = e->if_contains("data")) msg += " (data: " + to_json_text(*d) + ")";
   }
   return ToolOutput::failure(std::move(msg));
 }
@@ -158,9 +161,30 @@ bool unchanged_success(const ToolResult& r, const json::object& body) {
   const auto* content = body.if_contains("content");
   static const json::array none;
   if (r.content != (content && content->is_array() ? content->get_array() : none)) return false;
+  // A structuredContent that is not an object reached no hook (the value
+  // was null): the server's answer is not what they saw.
   const auto* structured = body.if_contains("structuredContent");
-  if (structured && structured->is_object()) return r.value && *r.value == *structured;
+  if (structured) return structured->is_object() && r.value && *r.value == *structured;
   return !r.value || r.value->is_null();
+}
+
+// Whether the hooks saw everything of a server's isError result that
+// relaying it would pass on: its text is the failure message they read;
+// images and audio are binary (no hook reads them as text); embedded
+// resources, resource links and structured content reached no hook, so
+// such a result is rebuilt from what the hooks saw instead.
+bool error_result_seen(const json::object& body) {
+  if (body.contains("structuredContent")) return false;
+  const auto* content = body.if_contains("content");
+  if (!content || !content->is_array()) return true;
+  for (const auto& b : content->get_array()) {
+    const auto* o = b.if_object();
+    const auto* type = o ? o->if_contains("type") : nullptr;
+    if (!type || !type->is_string()) return false;
+    const auto& t = type->get_string();
+    if (t != "text" && t != "image" && t != "audio") return false;
+  }
+  return true;
 }
 
 // The server's error result text with `error` added to its _meta, or
@@ -193,7 +217,8 @@ Relay relay_for(const ToolResult& r, const std::optional<ServerAnswer>& answer,
   if (answer && !answer->rpc_error) {
     const auto* e = answer->body.if_contains("isError");
     const bool server_error = e && e->is_bool() && e->get_bool();
-    if (server_error ? unchanged_failure(r, *answer, tool) : unchanged_success(r, answer->body)) {
+    if (server_error ? error_result_seen(answer->body) && unchanged_failure(r, *answer, tool)
+                     : unchanged_success(r, answer->body)) {
       out.body = answer->body;
       if (server_error) {
         // toolgate's account of the error joins the server's own _meta.

@@ -1,18 +1,30 @@
 #include "worker_pool.hpp"
 
+#include <system_error>
+
 namespace toolgate::mcp {
 
-void WorkerPool::submit(std::function<void()> task) {
+bool WorkerPool::submit(std::function<void()> task) {
   {
     std::lock_guard lock(mutex_);
     reap_locked();
     queue_.push_back(std::move(task));
     if (idle_ < queue_.size() && threads_.size() < max_) {
       const std::size_t id = next_id_++;
-      threads_.emplace(id, std::thread([this, id] { loop(id); }));
+      try {
+        threads_.emplace(id, std::thread([this, id] { loop(id); }));
+      } catch (const std::system_error&) {
+        // Out of threads: an existing one takes the task in turn; with
+        // none, nothing would ever run it.
+        if (threads_.empty()) {
+          queue_.pop_back();
+          return false;
+        }
+      }
     }
   }
   cv_.notify_one();
+  return true;
 }
 
 void WorkerPool::loop(std::size_t id) {

@@ -33,7 +33,10 @@ class WorkerPool {
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  void submit(std::function<void()> task);
+  // false when the task cannot run: no thread exists and none can be
+  // created (the process's thread limit); the task is not kept.  When a
+  // new thread cannot be created but others exist, the task waits for one.
+  bool submit(std::function<void()> task);
   // Runs every queued task, then joins the threads.
   void shutdown();
   // Detaches the threads instead of joining them: for a process about to
