@@ -32,14 +32,18 @@ LoadError::LoadError(std::string file, std::string json_path, std::string what, 
       problem_(std::move(what)),
       fix_(std::move(fix)) {}
 
-// What a HookHandle holds (weakly): the host it removes hooks from.
+// What a HookHandle holds (weakly).  `host` is cleared under `mutex` when
+// the host goes, so a remove() racing ~Host either finishes first (the
+// destructor waits for it) or finds nothing.
 struct HookHandle::Target {
+  std::mutex mutex;
   Host* host;
 };
 
 Host::Host(HostOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = options;
-  impl_->handle_target = std::make_shared<HookHandle::Target>(HookHandle::Target{this});
+  impl_->handle_target = std::make_shared<HookHandle::Target>();
+  impl_->handle_target->host = this;
   if (options.deny_until_loaded) {
     impl_->stack_valid = false;
     auto g = std::make_shared<Generation>();
@@ -49,14 +53,19 @@ Host::Host(HostOptions options) : impl_(std::make_unique<Impl>()) {
 }
 
 Host::~Host() {
-  impl_->handle_target.reset();  // handles now find nothing
-  impl_->reloader.reset();       // stop watching before anything else goes
+  {
+    std::lock_guard lock(impl_->handle_target->mutex);
+    impl_->handle_target->host = nullptr;  // handles now find nothing
+  }
+  impl_->handle_target.reset();
+  impl_->reloader.reset();  // stop watching before anything else goes
 }
 
 bool HookHandle::remove() {
   auto target = target_.lock();
   if (!target || serial_ == 0) return false;
-  return target->host->remove_embedder_hook(serial_);
+  std::lock_guard lock(target->mutex);
+  return target->host && target->host->remove_embedder_hook(serial_);
 }
 
 void Host::register_tool(ToolDefinition tool) {

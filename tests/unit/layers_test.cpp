@@ -394,3 +394,22 @@ TEST(Unregister, AHandleThatOutlivesItsHostDoesNothing) {
   }
   EXPECT_FALSE(h.remove());
 }
+
+TEST(Unregister, RemovalsRacingTheHostsDestructionAreSafe) {
+  auto host = std::make_unique<Host>();
+  std::vector<HookHandle> handles;
+  for (int i = 0; i < 100; ++i)
+    handles.push_back(host->add_guard(
+        "embedder", {"g" + std::to_string(i)},
+        [](const HookCall&) -> std::optional<std::string> { return std::nullopt; }));
+  std::atomic<int> removed{0};
+  std::thread remover([&] {
+    for (auto& h : handles)
+      if (h.remove()) ++removed;
+  });
+  std::this_thread::sleep_for(std::chrono::microseconds(300));
+  host.reset();  // while removals may be running
+  remover.join();
+  EXPECT_LE(removed, 100);
+  for (auto& h : handles) EXPECT_FALSE(h.remove());  // the host is gone
+}

@@ -201,8 +201,8 @@ struct BatchResult {
 // generation -- calls already running finish with it, later calls do not
 // see it.  Copyable; dropping a handle keeps the hook (not RAII: most hooks
 // live as long as the host).  remove() answers false when the hook is gone
-// already or its host has been destroyed; it must not race the host's
-// destructor.
+// already or its host has been destroyed; one that races the host's
+// destructor either finishes first (the destructor waits) or does nothing.
 class HookHandle {
  public:
   HookHandle() = default;
