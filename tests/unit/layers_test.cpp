@@ -25,6 +25,17 @@ std::string manifest(const std::string& layer, bool locked, const std::vector<st
   if (!overrides.empty()) s += R"(,"overrides":)" + overrides;
   return s + "}";
 }
+// A locked "security" layer whose testkit guard denies everything, and an
+// unlocked "deployer" layer with the sample shout plugin.
+std::pair<std::string, std::string> security_and_deployer(TempDir& dir) {
+  return {dir.write("10.json", manifest("security", true,
+                                        {plugin_entry("test.kit", test_plugin("testkit"),
+                                                      R"(,"config":{"guard":"deny"})")})),
+          dir.write("20.json",
+                    manifest("deployer", false,
+                             {plugin_entry("sample.shout", sample_plugin("sample_shout"))}))};
+}
+
 std::vector<std::string> ids(const json::object& plan, const char* stage) {
   std::vector<std::string> out;
   for (const auto& h : plan.at(stage).as_array()) out.emplace_back(h.at("id").as_string());
@@ -36,12 +47,7 @@ std::vector<std::string> ids(const json::object& plan, const char* stage) {
 TEST(Layers, ALockedGuardSurvivesDisableAllAndKeepsDenying) {
   Fixture f;
   TempDir dir;
-  auto security = dir.write("10.json", manifest("security", true,
-                                                {plugin_entry("test.kit", test_plugin("testkit"),
-                                                              R"(,"config":{"guard":"deny"})")}));
-  auto deployer = dir.write(
-      "20.json",
-      manifest("deployer", false, {plugin_entry("sample.shout", sample_plugin("sample_shout"))}));
+  auto [security, deployer] = security_and_deployer(dir);
   LoadOptions o;
   o.disable = {"all"};
   auto report = f.host.load_manifests({security, deployer}, o);
@@ -356,12 +362,7 @@ TEST(Unregister, CallsRacingRemovalsAreEachDeniedOrAllowedWholly) {
 TEST(Unregister, AManifestHookIsNotTheEmbeddersToRemoveAndALockedOneSaysSo) {
   Fixture f;
   TempDir dir;
-  auto security = dir.write("10.json", manifest("security", true,
-                                                {plugin_entry("test.kit", test_plugin("testkit"),
-                                                              R"(,"config":{"guard":"deny"})")}));
-  auto deployer = dir.write(
-      "20.json",
-      manifest("deployer", false, {plugin_entry("sample.shout", sample_plugin("sample_shout"))}));
+  auto [security, deployer] = security_and_deployer(dir);
   f.host.load_manifests({security, deployer});
   try {
     f.host.remove_hook("test.kit/guard");

@@ -58,19 +58,10 @@ std::vector<ToolDefinition> gated_definitions(
 
 ToolOutput output_from_response(const json::object& response, std::string_view method) {
   if (const auto* e = response.if_contains("error")) {
-    std::string msg = (method.starts_with("sampling/") || method.starts_with("elicitation/")
-                           ? "the MCP client refused "
-                           : "the MCP server refused ") +
-                      std::string(method);
-    if (const auto* o = e->if_object()) {
-      if (const auto* c = o->if_contains("code"); c && c->is_number())
-        msg += " (JSON-RPC error " + to_json_text(*c) + ")";
-      if (const auto* m = o->if_contains("message"); m && m->is_string())
-        msg += ": " + std::string(m->get_string());
-      // Relayed when unchanged: the hooks must have read it.
-      if (const auto* d = o->if_contains("data")) msg += " (data: " + to_json_text(*d) + ")";
-    }
-    return ToolOutput::failure(std::move(msg));
+    const bool to_client = method.starts_with("sampling/") || method.starts_with("elicitation/");
+    return failure_from_rpc_error(
+        *e,
+        (to_client ? "the MCP client refused " : "the MCP server refused ") + std::string(method));
   }
   const auto* r = response.if_contains("result");
   if (!r || !r->is_object())

@@ -87,7 +87,11 @@ ToolOutput output_from_call_result(const json::value& result, std::string_view t
 }
 
 ToolOutput output_from_rpc_error(const json::value& error, std::string_view tool) {
-  std::string msg = "the MCP server refused tools/call for " + std::string(tool);
+  return failure_from_rpc_error(error,
+                                "the MCP server refused tools/call for " + std::string(tool));
+}
+
+ToolOutput failure_from_rpc_error(const json::value& error, std::string msg) {
   if (const auto* e = error.if_object()) {
     if (const auto* c = e->if_contains("code"); c && c->is_number())
       msg += " (JSON-RPC error " + to_json_text(*c) + ")";

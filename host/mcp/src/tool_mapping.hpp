@@ -32,6 +32,10 @@ ToolOutput output_from_call_result(const boost::json::value& result, std::string
 
 // A JSON-RPC error answering a forwarded tools/call -> a tool failure.
 ToolOutput output_from_rpc_error(const boost::json::value& error, std::string_view tool);
+// The same for any forwarded request: `refused` ("the MCP server refused
+// tools/call for T") followed by the error's code, message and data (all
+// of which the hooks must read: an unchanged failure is relayed as it came).
+ToolOutput failure_from_rpc_error(const boost::json::value& error, std::string refused);
 
 // The pipeline's outcome -> the CallToolResult for the client.  A success
 // carries content, structuredContent (only when the value is an object) and
