@@ -24,6 +24,8 @@ packages=(
   libbenchmark-dev
   python3-jsonschema  # tests: sample manifests validate against the schema
   libre2-dev          # RE2: linear-time regexes for plugins/ (policy, secret detectors)
+  libseccomp-dev      # Code Mode's sandbox: the filter that stops a script starting processes
+  bubblewrap          # Code Mode's sandbox (tests run scripts under it)
   dpkg-dev            # cpack .deb: dpkg-shlibdeps computes the runtime Depends
   file                # cpack .deb: finds the ELF files to run dpkg-shlibdeps on
   rustc               # the Rust sample and the SDK's Rust bindings test, with Debian 12's

@@ -68,9 +68,19 @@ bool HookHandle::remove() {
   return target->host && target->host->remove_embedder_hook(serial_);
 }
 
-void Host::register_tool(ToolDefinition tool) {
-  if (tool.name.empty() || !tool.execute)
+namespace {
+void check_tool_definition(const ToolDefinition& t) {
+  if (t.name.empty() || !t.execute)
     throw std::invalid_argument("a tool needs a name and an execute function");
+  if (t.name == code_mode_tool)
+    throw std::invalid_argument("\"" + t.name +
+                                "\" is reserved for Code Mode (enable_code_mode); name the tool "
+                                "something else");
+}
+}  // namespace
+
+void Host::register_tool(ToolDefinition tool) {
+  check_tool_definition(tool);
   impl_->reconfigure([&] {
     if (impl_->embedder_tools.count(tool.name))
       throw std::invalid_argument("tool \"" + tool.name + "\" is already registered");
@@ -82,8 +92,7 @@ void Host::register_tool(ToolDefinition tool) {
 void Host::set_tools(std::vector<ToolDefinition> tools, bool remove_others) {
   std::map<std::string, ToolDefinition, std::less<>> incoming;
   for (auto& t : tools) {
-    if (t.name.empty() || !t.execute)
-      throw std::invalid_argument("a tool needs a name and an execute function");
+    check_tool_definition(t);
     if (incoming.count(t.name))
       throw std::invalid_argument("tool \"" + t.name + "\" appears twice");
     auto name = t.name;
@@ -93,6 +102,21 @@ void Host::set_tools(std::vector<ToolDefinition> tools, bool remove_others) {
     if (remove_others) impl_->embedder_tools.clear();
     for (auto& [name, def] : incoming) impl_->embedder_tools.insert_or_assign(name, std::move(def));
   });
+}
+
+void Host::enable_code_mode(CodeModeOptions options) {
+  if (options.max_sub_calls == 0 || options.default_timeout.count() <= 0 ||
+      options.max_timeout < options.default_timeout || options.max_message_bytes < 1024 ||
+      options.memory_bytes < (256ull << 20))
+    throw std::invalid_argument(
+        "Code Mode options: max_sub_calls must be at least 1, default_timeout positive and no "
+        "more than max_timeout, max_message_bytes at least 1024, memory_bytes at least 256 MiB");
+  auto mode = std::make_shared<detail::CodeMode>(std::move(options));
+  impl_->reconfigure([&] { impl_->code_mode = mode; });
+}
+
+std::string Host::typescript_declarations() const {
+  return detail::code_mode_declarations(impl_->active.load()->tools);
 }
 
 namespace {
@@ -409,6 +433,19 @@ json::object Host::describe() const {
                  {"tool_owners", std::move(owners)}};
   detail::for_each_kind([&](auto k) { d[detail::info(k.value).stage] = ids(g->hooks<k.value>()); });
   return d;
+}
+
+json::array Host::tools_json() const {
+  auto g = impl_->active.load();
+  json::array out;
+  for (const auto& [name, t] : g->tools) {
+    json::object o{{"name", name}, {"description", t->def.description}, {"owner", t->owner}};
+    o["inputSchema"] = t->def.input_schema.is_null() ? json::value(json::object{{"type", "object"}})
+                                                     : t->def.input_schema;
+    if (!t->def.output_schema.is_null()) o["outputSchema"] = t->def.output_schema;
+    out.push_back(std::move(o));
+  }
+  return out;
 }
 
 json::object Host::plan(std::string_view tool) const {

@@ -4,6 +4,7 @@
 
 #include <toolgate/host.hpp>
 
+#include "code_mode/code_mode_tool.hpp"
 #include "event_bus.hpp"
 #include "generation.hpp"
 #include "loading/stack.hpp"
@@ -41,6 +42,8 @@ struct Host::Impl {
   std::shared_ptr<HookHandle::Target> handle_target;
   Approver approver;
   CardSink card_sink;
+  // Set by enable_code_mode: every generation then carries run_code.
+  std::shared_ptr<detail::CodeMode> code_mode;
   std::vector<detail::StackLayer> layers;
   std::vector<std::string> disable;
   // False while deny_until_loaded holds and no stack has loaded yet.
@@ -77,6 +80,11 @@ struct Host::Impl {
         g->plugins.push_back(plugin);
         g->plugin_ids.push_back(plugin->id);
         for (const auto& t : plugin->tools) {
+          if (t.name == code_mode_tool)
+            throw LoadError(layer.manifest.file.string(), layer.manifest.plugins[index].json_path,
+                            "plugin \"" + plugin->id + "\" registers a tool named \"" + t.name +
+                                "\", a name toolgate reserves for Code Mode",
+                            "rename the tool");
           if (g->tools.count(t.name))
             throw LoadError(layer.manifest.file.string(), layer.manifest.plugins[index].json_path,
                             "plugin \"" + plugin->id + "\" registers tool \"" + t.name +
@@ -86,12 +94,34 @@ struct Host::Impl {
                                        detail::ToolEntry{t, plugin->id, plugin->instance}));
         }
       }
+    if (code_mode)
+      g->tools.emplace(
+          std::string(code_mode_tool),
+          std::make_shared<detail::ToolEntry>(detail::ToolEntry{
+              detail::make_run_code_tool(code_mode, code_run_host(), g->tools), "host", nullptr}));
     g->approver = approver;
     g->card_sink = card_sink;
     if (!stack_valid) g->invalid_reason = "no manifest stack has loaded successfully yet";
     detail::StackInput in{&embedder_hooks, &stack, disabled};
     detail::resolve_stack(in, *g, kept);
     return g;
+  }
+
+  // What run_code's sub-calls reach: the generation active when each
+  // starts (a reload between two sub-calls applies to the second), and the
+  // event bus.
+  detail::CodeRunHost code_run_host() const {
+    const Impl* self = this;
+    return detail::CodeRunHost{[self](ToolCall c, detail::SubCallBinding& b) {
+                                 auto gen = self->active.load();
+                                 return detail::run_sub_call(*gen, self->options, self->bus,
+                                                             std::move(c), b);
+                               },
+                               [self] { return self->bus.active(); },
+                               [self](Event e) {
+                                 e.generation = self->active.load()->number;
+                                 self->bus.publish(std::move(e));
+                               }};
   }
 
   // Makes `g` the generation new calls use.  The old one is retired: it is
@@ -117,6 +147,7 @@ struct Host::Impl {
     auto saved_hooks = embedder_hooks;
     auto saved_approver = approver;
     auto saved_card_sink = card_sink;
+    auto saved_code_mode = code_mode;
     try {
       edit();
       publish(build(layers, disable, nullptr));
@@ -127,12 +158,14 @@ struct Host::Impl {
       embedder_hooks = std::move(saved_hooks);
       approver = std::move(saved_approver);
       card_sink = std::move(saved_card_sink);
+      code_mode = std::move(saved_code_mode);
       throw std::invalid_argument(e.problem());
     } catch (...) {
       embedder_tools = std::move(saved_tools);
       embedder_hooks = std::move(saved_hooks);
       approver = std::move(saved_approver);
       card_sink = std::move(saved_card_sink);
+      code_mode = std::move(saved_code_mode);
       throw;
     }
   }

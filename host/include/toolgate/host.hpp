@@ -12,6 +12,7 @@
 #pragma once
 
 #include <toolgate/call.hpp>
+#include <toolgate/code_mode.hpp>
 #include <toolgate/events.hpp>
 #include <toolgate/hooks.hpp>
 #include <toolgate/result.hpp>
@@ -250,6 +251,14 @@ class Host {
   // one).
   bool remove_hook(std::string_view id);
   void set_approver(Approver approver);
+  // Code Mode (code_mode.hpp, docs/design.md §13): from now on every
+  // generation carries the tool run_code, whose bindings are the other
+  // tools.  Calling it again replaces the options (and the runner pool).
+  // Throws std::invalid_argument for options out of range.
+  void enable_code_mode(CodeModeOptions options = {});
+  // The TypeScript declarations a script sees for the tools registered now
+  // (what run_code's description carries).
+  std::string typescript_declarations() const;
   // Where tools' UI cards go (hooks.hpp: Card), besides the tool/card
   // event; called on the call's thread.  A tool's present_* runs only when
   // a sink is set or someone subscribes to events.
@@ -302,6 +311,10 @@ class Host {
   // "tool_owners" maps each tool to "host" (registered through this API)
   // or the id of the plugin that registers it.
   boost::json::object describe() const;
+  // Every tool of the active generation, by name: {"name", "description",
+  // "inputSchema", "outputSchema"?, "owner"} (MCP's tools/list shape, plus
+  // the owner as in describe()).
+  boost::json::array tools_json() const;
   // The resolved order of every stage, with each hook's plugin, layer,
   // priority, tool filter, mode and lock -- only the hooks that would run
   // for `tool` when it is not empty.

@@ -175,6 +175,10 @@ tg_status call_info(const tg_call* c, tg_call_info* out) {
     out->client = ts(id.client);
   if (out->struct_size >= offsetof(tg_call_info, agent_id) + sizeof(tg_str))
     out->agent_id = ts(id.agent_id);
+  // Appended in 1.5.
+  if (out->struct_size >= offsetof(tg_call_info, parent_call_id) + sizeof(tg_str))
+    out->parent_call_id = ts(id.parent_call_id);
+  if (out->struct_size >= offsetof(tg_call_info, depth) + sizeof(uint32_t)) out->depth = id.depth;
   return TG_OK;
 }
 

@@ -1,5 +1,6 @@
 // call.cpp -- `toolgate call M... --tool NAME [--args JSON]
-//                [--approve yes|no|prompt] [--trace] [--events FILE]`
+//                [--approve yes|no|prompt] [--trace] [--events FILE]
+//                [--code-mode [--code-sandbox bubblewrap|none]]`
 // One call of a sample tool through the plugins of the manifests.  Prints
 // the result JSON; exit 0 if it succeeded, 1 if it ended as an error or the
 // event log could not be written.
@@ -55,8 +56,10 @@ void print_trace(const Event& e) {
 
 int run_call(const Args& args) {
   CommonOptions o;
-  auto rest =
-      parse_common(args, o, {"--tool", "--args", "--approve", "--events", "--stub"}, {"--trace"});
+  auto rest = parse_common(
+      args, o, {"--tool", "--args", "--approve", "--events", "--stub", "--code-sandbox"},
+      {"--trace", "--code-mode"});
+  auto code_mode = code_mode_flags(rest);
   auto stubs = stub_tools(rest);  // checked before any plugin's init runs
   // Compatibility with `toolgate call --manifest M TOOL [JSON]`: the last
   // positionals are the tool and its arguments when --tool is absent.
@@ -74,6 +77,7 @@ int run_call(const Args& args) {
   }
   use_default_manifests_if_none(o);
   auto host = make_host(o, nullptr, std::move(stubs));
+  if (code_mode) host->enable_code_mode(*code_mode);
   if (auto a = flag_value(rest, "--approve")) {
     if (*a == "yes")
       host->set_approver([](const ApprovalRequest&) { return ApprovalAnswer::allowed_once; });

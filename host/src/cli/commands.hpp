@@ -12,6 +12,7 @@ int run_demo(const Args& args);        // demo.cpp
 int run_check(const Args& args);       // check.cpp
 int run_plan(const Args& args);        // plan.cpp
 int run_call(const Args& args);        // call.cpp
+int run_tools(const Args& args);       // tools.cpp
 int run_watch(const Args& args);       // watch.cpp
 int run_audit(const Args& args);       // audit.cpp
 int run_mcp(const Args& args);         // mcp.cpp

@@ -24,6 +24,14 @@ using toolgate::cli::Args;
 
 // One row per command: `toolgate help` lists them all, `toolgate CMD --help`
 // prints one.
+// The Code Mode options of call, tools and mcp (options.cpp: code_mode_flags).
+#define CODE_MODE_HELP                                                                  \
+  "  --code-mode                   offer run_code: a JavaScript program whose every\n"  \
+  "                                tool call goes through the pipeline (Code Mode)\n"   \
+  "  --code-sandbox bubblewrap|none\n"                                                  \
+  "                                where programs run (default bubblewrap; none runs\n" \
+  "                                them unconfined and warns on every run)\n"
+
 struct Command {
   const char* name;
   const char* synopsis;  // after "toolgate "; continuation lines indented
@@ -70,7 +78,8 @@ const std::vector<Command>& commands() {
        toolgate::cli::run_plan},
       {"call",
        "call M... --tool NAME [--args JSON] [--stub NAME[:SCHEMA]]...\n"
-       "          [--approve yes|no|prompt] [--trace] [--events FILE] [--strict]",
+       "          [--approve yes|no|prompt] [--trace] [--events FILE] [--strict]\n"
+       "          [--code-mode [--code-sandbox bubblewrap|none]]",
        "one call of a sample tool (greet, slow), a stub, or\n"
        "a tool a plugin of the manifests registers; prints\n"
        "the result JSON -- and, when post-execute hooks\n"
@@ -88,10 +97,24 @@ const std::vector<Command>& commands() {
        "                                so an ask ends as approval_unavailable)\n"
        "  --trace                       every hook's verdict, argument change, duration\n"
        "                                and failure message, on stderr\n"
-       "  --events FILE                 append the session events as JSON lines\n",
+       "  --events FILE                 append the session events as JSON lines\n" CODE_MODE_HELP,
        true,
-       {"--tool", "--args", "--approve", "--events", "--stub"},
+       {"--tool", "--args", "--approve", "--events", "--stub", "--code-sandbox"},
        toolgate::cli::run_call},
+      {"tools",
+       "tools M... [--typescript] [--json] [--code-mode] [--stub NAME[:SCHEMA]]...",
+       "the tools a call can reach: the sample tools, stubs\n"
+       "and the tools the manifests' plugins register, one\n"
+       "per line; --typescript prints the declarations a\n"
+       "Code Mode script sees (what run_code's description\n"
+       "carries)",
+       "  --typescript                  TypeScript declarations of the tools\n"
+       "  --json                        name, description and schemas, as JSON\n"
+       "  --stub NAME[:SCHEMA]          a test tool that echoes its arguments (as for "
+       "call)\n" CODE_MODE_HELP,
+       true,
+       {"--stub", "--code-sandbox"},
+       toolgate::cli::run_tools},
       {"watch",
        "watch M... [--call TOOL --args JSON --every MS] [--stub NAME[:SCHEMA]]...\n"
        "          [--no-probe] [--strict]",

@@ -101,6 +101,20 @@ std::unique_ptr<Host> make_host(const CommonOptions& o, LoadReport* report,
   return host;
 }
 
+std::optional<CodeModeOptions> code_mode_flags(const Args& rest) {
+  auto sandbox = flag_value(rest, "--code-sandbox");
+  if (!has_flag(rest, "--code-mode")) {
+    if (sandbox) throw UsageError("--code-sandbox needs --code-mode");
+    return std::nullopt;
+  }
+  CodeModeOptions o;
+  if (sandbox && *sandbox == "none")
+    o.sandbox = CodeModeOptions::Sandbox::none;
+  else if (sandbox && *sandbox != "bubblewrap")
+    throw UsageError("--code-sandbox takes bubblewrap or none, not \"" + *sandbox + "\"");
+  return o;
+}
+
 std::string self_exe() {
   char buf[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);

@@ -77,6 +77,11 @@ std::uint64_t number_option(const std::string& flag, const std::string& text, st
 // UsageError naming the option when one is malformed.
 std::vector<ToolDefinition> stub_tools(const Args& rest);
 
+// Code Mode from the command line: `--code-mode` turns it on, `--code-sandbox
+// bubblewrap|none` picks the sandbox (none logs a warning on every run).
+// The flags to pass to parse_common, and what they ask for (nullopt: off).
+std::optional<CodeModeOptions> code_mode_flags(const Args& rest);
+
 // The value of `--flag VALUE` in parsed leftovers, if present.
 std::optional<std::string> flag_value(const Args& rest, const std::string& flag);
 bool has_flag(const Args& rest, const std::string& flag);

@@ -9,7 +9,7 @@
 
 namespace toolgate::detail {
 
-static std::string new_call_id() {
+std::string new_call_id() {
   static std::atomic<std::uint64_t> counter{0};
   static const auto epoch =
       static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
@@ -56,6 +56,21 @@ void decide_call(CallState& s, ToolCall& call, const DecideOptions& how) {
     return;
   }
   s.original_arguments = std::move(call.arguments.get_object());
+  if (!how.sub_call && (!s.identity.parent_token.empty() || !s.identity.parent_call_id.empty() ||
+                        s.identity.depth != 0)) {
+    // Only the host makes sub-calls: a caller that could name a parent
+    // would pass for code inside a run (and skip additional contexts).
+    s.fail(error_code::invalid_arguments,
+           "a call cannot carry a parent token, parent call id or depth: the host sets them for "
+           "Code Mode's sub-calls only; send the call without them",
+           stage::call, "host");
+    return;
+  }
+  if (how.sub_call && how.sub_call->refuse_now) {
+    s.fail(how.sub_call->refuse_now->code, how.sub_call->refuse_now->message,
+           how.sub_call->refuse_now->stage, how.sub_call->refuse_now->source);
+    return;
+  }
   auto it = s.gen.tools.find(s.identity.tool);
   if (it != s.gen.tools.end()) {
     s.tool = it->second.get();
@@ -73,6 +88,11 @@ void decide_call(CallState& s, ToolCall& call, const DecideOptions& how) {
   }
 
   run_pre_execute(s);
+  if (how.sub_call && how.sub_call->check && s.path == CallPath::running)
+    if (auto refused = how.sub_call->check(s.arguments())) {
+      s.fail(refused->code, refused->message, refused->stage, refused->source);
+      return;
+    }
   if (s.path == CallPath::running && s.decision == Decision::ask && !how.caller_approves)
     run_approval(s);
   if (s.path == CallPath::running) run_guards(s);
@@ -89,6 +109,10 @@ void start_call(CallState& s, ToolCall& call) {
     boost::json::object data{{"tool", s.identity.tool},
                              {"arguments", call.arguments},
                              {"parent_token", s.identity.parent_token}};
+    if (!s.identity.parent_call_id.empty()) {
+      data["parent_call_id"] = s.identity.parent_call_id;
+      data["depth"] = s.identity.depth;
+    }
     if (!s.identity.client.empty()) data["client"] = s.identity.client;
     if (!s.identity.agent_id.empty()) data["agent_id"] = s.identity.agent_id;
     s.emit("tool/call", std::move(data));
@@ -112,16 +136,34 @@ void finish_call(CallState& s, std::vector<QueuedContext>* contexts_out) {
     for (auto& c : s.contexts) contexts_out->push_back(std::move(c));
 }
 
+// Every stage up to post-execute, along the call's path.
+static void run_stages(CallState& s, ToolCall& call, const DecideOptions& how) {
+  guarded_stage(s, [&] {
+    decide_call(s, call, how);
+    if (s.path == CallPath::running) run_execute(s);
+    if (s.path == CallPath::denied || s.path == CallPath::executed) run_post_execute(s);
+  });
+}
+
 ToolResult run_call(const Generation& gen, const HostOptions& options, const EventBus& bus,
                     BatchContext& batch, ToolCall call, std::vector<QueuedContext>* contexts_out) {
   CallState s(gen, options, bus, batch);
   start_call(s, call);
-  guarded_stage(s, [&] {
-    decide_call(s, call, {});
-    if (s.path == CallPath::running) run_execute(s);
-    if (s.path == CallPath::denied || s.path == CallPath::executed) run_post_execute(s);
-  });
+  run_stages(s, call, {});
   finish_call(s, contexts_out);
+  return std::move(s.result);
+}
+
+ToolResult run_sub_call(const Generation& gen, const HostOptions& options, const EventBus& bus,
+                        ToolCall call, SubCallBinding& binding) {
+  BatchContext batch;
+  CallState s(gen, options, bus, batch);
+  start_call(s, call);
+  DecideOptions how;
+  how.sub_call = &binding;
+  run_stages(s, call, how);
+  binding.final_arguments = s.arguments();
+  finish_call(s, nullptr);
   return std::move(s.result);
 }
 

@@ -9,6 +9,9 @@
 
 #include "call_state.hpp"
 
+#include <functional>
+#include <optional>
+
 namespace toolgate::detail {
 
 void run_pre_execute(CallState& s);   // 1: waterfall, keep/allow/ask/deny
@@ -30,7 +33,19 @@ void present_result_card(const CallState& s);
 //   start_call   identity, signal, the tool/call event
 //   decide_call  arguments, tool lookup, pre-execute, approval, guards
 //   finish_call  normalize, finalize, observers, the one tool/result
+// A Code Mode sub-call's binding rejections (code_mode/code_run.cpp): a
+// call the run already saw denied is refused again without any hook
+// running (refuse_now), and one whose final arguments -- after pre-execute
+// -- were denied before is refused before approval and the guards.
+struct SubCallBinding {
+  std::optional<ErrorInfo> refuse_now;
+  std::function<std::optional<ErrorInfo>(const boost::json::object& final_arguments)> check;
+  boost::json::object final_arguments;  // out: what the call ran (or would have run) with
+};
+
 struct DecideOptions {
+  // A Code Mode sub-call: the only calls that may carry a parent token.
+  SubCallBinding* sub_call = nullptr;
   // The tool runs elsewhere (a split-phase call): a name no tool is
   // registered under is not an error.
   bool external_tool = false;
@@ -53,5 +68,11 @@ void guarded_stage(CallState& s, Fn&& stage_fn) {
 // The whole call: identity checks, every stage, exactly one tool/result.
 ToolResult run_call(const Generation& gen, const HostOptions& options, const EventBus& bus,
                     BatchContext& batch, ToolCall call, std::vector<QueuedContext>* contexts_out);
+// The same for a Code Mode sub-call (its identity already holds the parent
+// token and call id the run made); it never queues contexts.
+ToolResult run_sub_call(const Generation& gen, const HostOptions& options, const EventBus& bus,
+                        ToolCall call, SubCallBinding& binding);
+// "call-<epoch>-<n>": unique within the process.
+std::string new_call_id();
 
 }  // namespace toolgate::detail

@@ -88,6 +88,11 @@ class Call {
   std::string_view client() const { return from_tg(info_.client); }
   std::string_view agent_id() const { return from_tg(info_.agent_id); }
   bool subagent() const { return !agent_id().empty(); }
+  // The caller chain (ABI 1.5): a Code Mode script's calls have depth 1 and
+  // the run_code call's id as parent; every other call depth 0.
+  std::string_view parent_call_id() const { return from_tg(info_.parent_call_id); }
+  std::uint32_t depth() const { return info_.depth; }
+  bool from_code() const { return depth() > 0; }
 
   // One string argument by JSON Pointer, without parsing anything.
   std::optional<std::string_view> arg_string(const char* pointer) const {

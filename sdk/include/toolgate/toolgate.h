@@ -76,7 +76,7 @@ extern "C" {
  *     plugin sees what the host has (TOOLGATE_HOST_HAS).
  */
 #define TOOLGATE_ABI_MAJOR 1
-#define TOOLGATE_ABI_MINOR 4
+#define TOOLGATE_ABI_MINOR 5
 /* What each minor appended:
  *   1.1  the descriptor's export_state / import_state (hot-reload handoff)
  *   1.2  reading the config without parsing JSON: the host API's config_get
@@ -84,7 +84,8 @@ extern "C" {
  *        host checks the manifest's config against before init runs
  *   1.3  who asks: tg_call_info's client and agent_id (the program whose
  *        call it is, and the subagent making it)
- *   1.4  UI cards: tg_tool_definition's present_call and present_result */
+ *   1.4  UI cards: tg_tool_definition's present_call and present_result
+ *   1.5  Code Mode's caller chain: tg_call_info's parent_call_id and depth */
 
 /* ======================================================================
  * 2. Basic types
@@ -285,7 +286,13 @@ typedef struct tg_plugin_descriptor {
  *   agent_id  the subagent making the call; empty for the main agent, or
  *             when unknown.  Non-empty means "a subagent asks": a guard can
  *             refuse subagent calls (or only some clients' subagents) on
- *             that, without parsing anything. */
+ *             that, without parsing anything.
+ *
+ * The caller chain (since ABI 1.5): a call made by a Code Mode script has
+ * a non-empty parent_token (the host's, per run), parent_call_id (the
+ * run_code call) and depth 1; every other call has them empty and 0.  The
+ * host sets them and refuses a caller that tries to, so a guard can refuse,
+ * say, destructive tools from code: depth > 0 means "a script asks". */
 typedef struct tg_call_info {
   uint32_t struct_size;
   tg_str tool_name;     /* the tool being called                         */
@@ -298,6 +305,9 @@ typedef struct tg_call_info {
   /* ---- since ABI 1.3 ---- */
   tg_str client;   /* the calling program; empty when unknown           */
   tg_str agent_id; /* the subagent; empty for the main agent or unknown */
+  /* ---- since ABI 1.5 ---- */
+  tg_str parent_call_id; /* the run_code call a sub-call came from      */
+  uint32_t depth;        /* 1 for a script's calls, 0 for any other     */
 } tg_call_info;
 
 /* ---- 5.1 pre-execute (a waterfall, deployer policy) -------------------

@@ -22,7 +22,7 @@ pub use std::os::raw::{c_char, c_void};
 
 // ---- 1. Versioning ----------------------------------------------------------
 pub const TOOLGATE_ABI_MAJOR: u16 = 1;
-pub const TOOLGATE_ABI_MINOR: u16 = 4;
+pub const TOOLGATE_ABI_MINOR: u16 = 5;
 
 // ---- 2. Basic types ---------------------------------------------------------
 pub type tg_status = i32;
@@ -153,6 +153,9 @@ pub struct tg_call_info {
     // since ABI 1.3: who asks (empty when unknown / the main agent)
     pub client: tg_str,
     pub agent_id: tg_str,
+    // since ABI 1.5: the Code Mode caller chain
+    pub parent_call_id: tg_str,
+    pub depth: u32,
 }
 
 pub const TG_PRE_KEEP: i32 = 0;
