@@ -67,11 +67,11 @@ async function until(what, check, ms = 10000) {
 }
 
 // An SDK client connected through `toolgate mcp` to the chosen server.
-async function connect({ server = 'fs', elicit = null, log = '' } = {}) {
+async function connect({ server = 'fs', elicit = null, log = '', gatewayArgs = [] } = {}) {
   const serverArgs = server === 'fs' ? [fsServer, root] : [testServer];
   const transport = new StdioClientTransport({
     command: TOOLGATE,
-    args: ['mcp', manifest, '--', process.execPath, ...serverArgs],
+    args: ['mcp', manifest, ...gatewayArgs, '--', process.execPath, ...serverArgs],
     env: { ...process.env, TG_TEST_LOG: log },
     stderr: 'pipe',
   });
@@ -414,6 +414,46 @@ test('raw: the server crashing mid-call fails every pending call and the gateway
   const { code } = await g.exited;
   assert.equal(code, 1);
   assert.match(g.stderr(), /toolgate mcp: error: the MCP server exited with status 3/);
+});
+
+// ---- Code Mode: run_code in front of server-filesystem ---------------------------------
+test('Code Mode: a script reads through the pipeline, a guarded write from code is denied and nothing is written', async () => {
+  const c = await connect({ gatewayArgs: ['--code-mode'] });
+  try {
+    const { tools } = await c.client.listTools();
+    const run = tools.find((t) => t.name === 'run_code');
+    assert.ok(run, JSON.stringify(tools.map((t) => t.name)));
+    assert.match(run.description, /read_text_file\(args/);
+    assert.ok(tools.some((t) => t.name === 'write_file'), 'the server tools are offered alongside');
+    const target = path.join(outside, 'from-code.txt');
+    const code = `
+      const hello = await tools.read_text_file({path: ${JSON.stringify(path.join(root, 'hello.txt'))}});
+      let denied;
+      try { await tools.write_file({path: ${JSON.stringify(target)}, content: 'pwned'}); }
+      catch (e) { denied = e.name + ':' + e.code + ':' + e.source; }
+      return {hello, denied};`;
+    const r = await c.client.callTool({ name: 'run_code', arguments: { code } });
+    assert.notEqual(r.isError, true, JSON.stringify(r));
+    assert.equal(r.structuredContent.denied, 'ToolDenied:denied:toolgate.guard-paths/paths');
+    assert.match(JSON.stringify(r.structuredContent.hello), /hello from toolgate/);
+    assert.match(textOf(r), /toolgate refused 1 tool call/);
+    assert.equal(existsSync(target), false, 'the denied write from code created the file');
+  } finally { await c.close(); }
+});
+
+test('Code Mode only: run_code is the only tool, and the server tools are refused when called directly', async () => {
+  const c = await connect({ gatewayArgs: ['--code-mode-only'] });
+  try {
+    const { tools } = await c.client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ['run_code']);
+    await assert.rejects(
+      c.client.callTool({ name: 'read_text_file', arguments: { path: path.join(root, 'hello.txt') } }),
+      /serves run_code only/);
+    const r = await c.client.callTool({ name: 'run_code', arguments: {
+      code: `return (await tools.list_directory({path: ${JSON.stringify(root)}}));` } });
+    assert.notEqual(r.isError, true, JSON.stringify(r));
+    assert.match(JSON.stringify(r.structuredContent), /hello\.txt/);
+  } finally { await c.close(); }
 });
 
 // ---- hardening: paths around the pipeline that used to be open ------------------------

@@ -139,7 +139,9 @@ struct Gateway::Impl final : PeerHandler {
     if (request.method == "tools/list") {
       const auto* had_cursor = request.note.if_contains("had_cursor");
       tools.on_list_result(r, had_cursor && had_cursor->as_bool());
-      return tools.without_blocked(r);
+      auto listed = tools.without_blocked(r);
+      if (opt.code_tools == GatewayOptions::CodeTools::off) return listed;
+      return with_run_code(listed ? *listed : r);
     }
     if (request.method == "initialize") {
       if (const auto* v = r.if_contains("protocolVersion"); v && v->is_string()) {
@@ -169,6 +171,25 @@ struct Gateway::Impl final : PeerHandler {
     return &from == &server || !(client.gone() || server.gone());
   }
 
+  // Code Mode: run_code on the last page of the list (its description now
+  // declares the tools just registered), and with CodeTools::only nothing
+  // else.
+  json::object with_run_code(const json::object& result) const {
+    json::object out = result;
+    json::array listed;
+    if (opt.code_tools == GatewayOptions::CodeTools::alongside)
+      if (const auto* t = result.if_contains("tools"); t && t->is_array()) listed = t->get_array();
+    const auto* next = result.if_contains("nextCursor");
+    if (!(next && next->is_string()))
+      for (auto& t : host.tools_json())
+        if (t.at("name").as_string() == code_mode_tool) {
+          t.as_object().erase("owner");
+          listed.push_back(std::move(t));
+        }
+    out["tools"] = std::move(listed);
+    return out;
+  }
+
   // ---- a client's tools/call: the pipeline on a worker ------------------------------
   void on_client_call(Message& m) {
     const auto& p = m.params();
@@ -176,6 +197,12 @@ struct Gateway::Impl final : PeerHandler {
     if (!name || !name->is_string() || name->get_string().empty())
       return client.reply_error(m.id(), rpc_error::invalid_params,
                                 "tools/call needs a string \"name\"");
+    if (opt.code_tools == GatewayOptions::CodeTools::only && name->get_string() != code_mode_tool)
+      return client.reply_error(
+          m.id(), rpc_error::invalid_params,
+          "unknown tool \"" + std::string(name->get_string()) +
+              "\": this gateway serves run_code only (--code-mode-only); call the server's tools "
+              "from a script");
     auto call = std::make_shared<ClientCall>();
     call->client_id = m.id();
     call->tool = std::string(name->get_string());
@@ -221,7 +248,10 @@ struct Gateway::Impl final : PeerHandler {
     std::string response;
     Peer& requester = call->from_server ? server : client;
     try {
-      if (!call->gated) tools.ensure(call->tool, server, *call->signal, &call->waiting);
+      if (call->tool == code_mode_tool)
+        tools.ensure_listed(server, *call->signal, &call->waiting);
+      else if (!call->gated)
+        tools.ensure(call->tool, server, *call->signal, &call->waiting);
       if (auto clash = call->gated ? std::nullopt : tools.clash_for(call->tool)) {
         response = to_json_text(make_error(call->client_id, rpc_error::invalid_params, *clash));
       } else {

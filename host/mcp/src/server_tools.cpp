@@ -50,6 +50,16 @@ void ServerTools::ensure(const std::string& tool, Peer& server, const Signal& si
   if (need()) refresh(server, signal, waker);
 }
 
+void ServerTools::ensure_listed(Peer& server, const Signal& signal, SlotWaker* waker) {
+  auto need = [&] {
+    std::lock_guard lock(mutex_);
+    return stale_ || !listed_;
+  };
+  if (!need()) return;
+  std::lock_guard lock(refresh_mutex_);
+  if (need()) refresh(server, signal, waker);
+}
+
 std::optional<std::string> ServerTools::clash_for(std::string_view tool) {
   std::lock_guard lock(mutex_);
   auto it = clashing_.find(tool);
@@ -110,6 +120,13 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
           def->name, reserved_prefix);
       continue;
     }
+    if (def->name == code_mode_tool) {
+      spdlog::error(
+          "the MCP server lists a tool named \"{}\", the name toolgate reserves for Code Mode: "
+          "not served",
+          def->name);
+      continue;
+    }
     if (!names.insert(def->name).second) {
       spdlog::warn("the MCP server lists tool \"{}\" twice; keeping the first", def->name);
       continue;
@@ -135,6 +152,7 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
     known_ = std::move(names);
     clashing_ = std::move(clashes);
     stale_ = false;
+    listed_ = true;
   } else {
     known_.merge(names);
     clashing_.merge(clashes);

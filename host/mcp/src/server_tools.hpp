@@ -44,6 +44,9 @@ class ServerTools {
   // Before a call of `tool`: when it was not seen listed or the list
   // changed, lists every page from `server` first (one refresh at a time).
   void ensure(const std::string& tool, Peer& server, const Signal& signal, SlotWaker* waker);
+  // Before a run_code call: the server's tools are its bindings, so they
+  // are listed first when they never were or the list changed.
+  void ensure_listed(Peer& server, const Signal& signal, SlotWaker* waker);
   // The refusal for a call of a server tool a plugin tool clashes with.
   std::optional<std::string> clash_for(std::string_view tool);
   // A tools/list result without the tools pinning blocks (OnDrift::block),
@@ -65,6 +68,7 @@ class ServerTools {
   // Server tools whose name a plugin's tool also has -> that plugin's id.
   std::map<std::string, std::string, std::less<>> clashing_;
   bool stale_ = false;
+  bool listed_ = false;  // a complete list has been registered
   std::mutex refresh_mutex_;
 };
 

@@ -149,7 +149,7 @@ const std::vector<Command>& commands() {
        toolgate::cli::run_audit},
       {"mcp",
        "mcp M... [--events FILE] [--max-message-bytes N] [--max-calls-in-flight N]\n"
-       "        [--pins FILE]\n"
+       "        [--pins FILE] [--code-mode | --code-mode-only] [--code-sandbox S]\n"
        "        [--on-drift block|ask|allow] [--no-strict] -- CMD ARGS...\n"
        "       toolgate mcp pin [--pins FILE] -- CMD ARGS...",
        "MCP gateway: run CMD as an MCP server on stdio and\n"
@@ -175,9 +175,12 @@ const std::vector<Command>& commands() {
        "                                denied and it is left out of tools/list (block,\n"
        "                                the default), the user is asked before each\n"
        "                                call (ask), or it is only logged (allow)\n"
+       "  --code-mode-only              offer run_code instead of the server's tools\n"
+       "                                (which stay its bindings)\n" CODE_MODE_HELP
        "  -- CMD ARGS...                the server's command; what follows -- is its own\n",
        true,
-       {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins", "--on-drift"},
+       {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins", "--on-drift",
+        "--code-sandbox"},
        toolgate::cli::run_mcp},
       {"serve",
        "serve M... [--socket PATH] [--group NAME] [--allow-user USER]... [--no-probe]\n"

@@ -83,9 +83,14 @@ int run_mcp(const Args& args) {
   // A production entry point fails closed: a plugin built wrong is refused
   // unless the operator says --no-strict.
   o.load.strict_plugin_builds = true;
-  auto rest = parse_common(
-      before, o,
-      {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins", "--on-drift"});
+  auto rest = parse_common(before, o,
+                           {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins",
+                            "--on-drift", "--code-sandbox"},
+                           {"--code-mode", "--code-mode-only"});
+  // --code-mode-only implies --code-mode.
+  if (has_flag(rest, "--code-mode-only") && !has_flag(rest, "--code-mode"))
+    rest.push_back("--code-mode");
+  auto code_mode = code_mode_flags(rest);
   // SIGTERM / SIGINT (how MCP clients close a stdio server) shut the
   // gateway down in order: calls cancelled, the server stopped (its stdin
   // closed, then SIGTERM, then SIGKILL to its process group).  Taken on a
@@ -134,6 +139,11 @@ int run_mcp(const Args& args) {
 
   // The server's tools come from tools/list; the sample tools are not offered.
   auto host = std::make_unique<Host>();
+  if (code_mode) {
+    host->enable_code_mode(*code_mode);
+    go.code_tools = has_flag(rest, "--code-mode-only") ? mcp::GatewayOptions::CodeTools::only
+                                                       : mcp::GatewayOptions::CodeTools::alongside;
+  }
   use_default_manifests_if_none(o);
   {
     std::vector<std::filesystem::path> paths(o.manifests.begin(), o.manifests.end());

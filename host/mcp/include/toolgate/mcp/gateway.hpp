@@ -46,6 +46,14 @@ struct GatewayOptions {
   // asked before each call) or "allow" (logged only).
   std::filesystem::path pin_file;
   std::string on_drift = "block";
+  // Code Mode (docs/design.md §13.6), for a host on which enable_code_mode
+  // was called: run_code joins the client's tools/list, alongside the
+  // server's tools or instead of them (a direct call of a server tool is
+  // then refused); the server's tools are the script's bindings either
+  // way, and each of its calls is a tools/call to the server through the
+  // pipeline.
+  enum class CodeTools { off, alongside, only };
+  CodeTools code_tools = CodeTools::off;
 };
 
 // `toolgate mcp pin`: initializes `server`, lists every tool, and returns
