@@ -12,6 +12,7 @@
 #include "reload/retirement.hpp"
 #include "split_calls.hpp"
 
+#include <spdlog/spdlog.h>
 #include <boost/json/object.hpp>
 
 #include <atomic>
@@ -94,17 +95,46 @@ struct Host::Impl {
                                        detail::ToolEntry{t, plugin->id, plugin->instance}));
         }
       }
-    if (code_mode)
+    if (auto mode = code_mode_for(stack))
       g->tools.emplace(
           std::string(code_mode_tool),
           std::make_shared<detail::ToolEntry>(detail::ToolEntry{
-              detail::make_run_code_tool(code_mode, code_run_host(), g->tools), "host", nullptr}));
+              detail::make_run_code_tool(mode, code_run_host(), g->tools), "host", nullptr}));
     g->approver = approver;
     g->card_sink = card_sink;
     if (!stack_valid) g->invalid_reason = "no manifest stack has loaded successfully yet";
     detail::StackInput in{&embedder_hooks, &stack, disabled};
     detail::resolve_stack(in, *g, kept);
     return g;
+  }
+
+  // Code Mode for a generation of `stack` (docs/design.md §13.1): the last
+  // layer's "code_mode" section decides -- unless a locked layer has one,
+  // which later layers cannot change -- and without any section, what
+  // enable_code_mode said.  Options equal to the last ones reuse their
+  // runner pool.
+  mutable std::mutex manifest_code_mode_mutex;
+  mutable std::shared_ptr<detail::CodeMode> manifest_code_mode;
+  std::shared_ptr<detail::CodeMode> code_mode_for(
+      const std::vector<detail::StackLayer>& stack) const {
+    const detail::CodeModeSection* chosen = nullptr;
+    bool locked = false;
+    for (const auto& layer : stack) {
+      if (!layer.manifest.code_mode) continue;
+      if (locked) {
+        spdlog::warn("{}: the code_mode section is ignored: the locked layer before it decides",
+                     layer.manifest.file.string());
+        continue;
+      }
+      chosen = &*layer.manifest.code_mode;
+      locked = layer.manifest.locked;
+    }
+    if (!chosen) return code_mode;
+    if (!chosen->enabled) return nullptr;
+    std::lock_guard lock(manifest_code_mode_mutex);
+    if (!manifest_code_mode || !(manifest_code_mode->options == chosen->options))
+      manifest_code_mode = std::make_shared<detail::CodeMode>(chosen->options);
+    return manifest_code_mode;
   }
 
   // What run_code's sub-calls reach: the generation active when each

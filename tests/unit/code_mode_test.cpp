@@ -495,3 +495,60 @@ TEST(CodeMode, TypeScriptDeclarationsDescribeTheTools) {
   auto described = f.host.describe();
   (void)described;
 }
+
+// ---- the manifests' code_mode section (docs/design.md §13.1) -------------------------
+namespace {
+bool offers_run_code(const Host& host) {
+  const auto d = host.describe();  // kept: the loop reads into it
+  for (const auto& t : d.at("tools").as_array())
+    if (t.as_string() == "run_code") return true;
+  return false;
+}
+}  // namespace
+
+TEST(CodeModeManifest, ASectionTurnsItOnWithItsOptions) {
+  TempDir dir;
+  auto m = dir.write("code.json", R"({"toolgate": 1, "code_mode": {"max_sub_calls": 2}})");
+  Fixture f;
+  EXPECT_FALSE(offers_run_code(f.host));
+  f.host.load_manifest(m);
+  ASSERT_TRUE(offers_run_code(f.host));
+  auto r = f.call("run_code", {{"code", "for (let i = 0; i < 3; i++) await tools.echo({i});"}});
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.error->message.find("more than 2 tool calls"), std::string::npos) << r.error->message;
+}
+
+TEST(CodeModeManifest, ALockedLayerDecidesForTheLayersAfterIt) {
+  TempDir dir;
+  auto off =
+      dir.write("1-off.json", R"({"toolgate": 1, "layer": {"name": "security", "locked": true},
+                                         "code_mode": {"enabled": false}})");
+  auto on = dir.write("2-on.json", R"({"toolgate": 1, "code_mode": {"enabled": true}})");
+  Fixture f;
+  f.host.enable_code_mode();  // the embedder asks for it...
+  ASSERT_TRUE(offers_run_code(f.host));
+  f.host.load_manifests({off, on});  // ...the locked layer says no, and a later one cannot undo it
+  EXPECT_FALSE(offers_run_code(f.host));
+  auto r = f.call("run_code", {{"code", "return 1"}});
+  EXPECT_EQ(code_of(r), "unknown_tool");
+}
+
+TEST(CodeModeManifest, BadValuesAreLoadErrorsNamingThePlace) {
+  TempDir dir;
+  Fixture f;
+  auto expect_error = [&](const std::string& section, const std::string& pointer) {
+    auto m = dir.write("bad.json", R"({"toolgate": 1, "code_mode": )" + section + "}");
+    try {
+      f.host.load_manifest(m);
+      ADD_FAILURE() << section << " loaded";
+    } catch (const LoadError& e) {
+      EXPECT_EQ(e.json_path(), pointer) << e.what();
+    }
+  };
+  expect_error(R"({"sandbox": "chroot"})", "/code_mode/sandbox");
+  expect_error(R"({"max_sub_calls": 0})", "/code_mode/max_sub_calls");
+  expect_error(R"({"memory_mb": 16})", "/code_mode/memory_mb");
+  expect_error(R"({"timeout": 5})", "/code_mode/timeout");
+  expect_error(R"({"timeout_ms": 9000, "max_timeout_ms": 1000})", "/code_mode/timeout_ms");
+  EXPECT_FALSE(offers_run_code(f.host));
+}

@@ -54,6 +54,8 @@ struct CodeModeOptions {
   unsigned prestarted_runners = 0;
   // Whether the script's console output is returned (as text content).
   bool return_output = true;
+
+  bool operator==(const CodeModeOptions&) const = default;
 };
 
 }  // namespace toolgate

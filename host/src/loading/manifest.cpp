@@ -115,6 +115,57 @@ class Reader {
     return s;
   }
 
+  // A whole number in [lo, hi] (a size, a count, milliseconds).
+  std::uint64_t bounded(const json::value& v, const std::string& at, std::uint64_t lo,
+                        std::uint64_t hi) const {
+    const bool whole = v.is_int64() ? v.get_int64() >= 0 : v.is_uint64();
+    const std::uint64_t n = v.is_int64()    ? static_cast<std::uint64_t>(v.get_int64())
+                            : v.is_uint64() ? v.get_uint64()
+                                            : 0;
+    if (!whole || n < lo || n > hi)
+      fail(at, "expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi),
+           "write a number in that range");
+    return n;
+  }
+
+  CodeModeSection code_mode(const json::value& v) const {
+    const std::string at = "/code_mode";
+    const auto& o = object(v, at, "{ \"enabled\": true, \"sandbox\": \"bubblewrap\" }");
+    only_keys(o, at,
+              {"enabled", "sandbox", "timeout_ms", "max_timeout_ms", "max_sub_calls",
+               "max_output_bytes", "memory_mb", "prestarted_runners"});
+    CodeModeSection c;
+    auto& opt = c.options;
+    if (auto* x = o.if_contains("enabled")) c.enabled = boolean(*x, at + "/enabled");
+    if (auto* x = o.if_contains("sandbox")) {
+      auto sb = string(*x, at + "/sandbox", "bubblewrap or none");
+      if (sb == "none")
+        opt.sandbox = CodeModeOptions::Sandbox::none;
+      else if (sb != "bubblewrap")
+        fail(at + "/sandbox", "unknown sandbox \"" + sb + "\"",
+             "use \"bubblewrap\" (the default) or \"none\" (scripts run unconfined: only where "
+             "they are trusted)");
+    }
+    if (auto* x = o.if_contains("max_timeout_ms"))
+      opt.max_timeout = std::chrono::milliseconds(bounded(*x, at + "/max_timeout_ms", 1, 3600000));
+    if (auto* x = o.if_contains("timeout_ms"))
+      opt.default_timeout = std::chrono::milliseconds(
+          bounded(*x, at + "/timeout_ms", 1, static_cast<std::uint64_t>(opt.max_timeout.count())));
+    if (opt.default_timeout > opt.max_timeout)
+      fail(at + "/timeout_ms", "the default timeout is longer than max_timeout_ms",
+           "lower timeout_ms or raise max_timeout_ms");
+    if (auto* x = o.if_contains("max_sub_calls"))
+      opt.max_sub_calls = bounded(*x, at + "/max_sub_calls", 1, 100000);
+    if (auto* x = o.if_contains("max_output_bytes"))
+      opt.max_output_bytes = bounded(*x, at + "/max_output_bytes", 0, 16u << 20);
+    if (auto* x = o.if_contains("memory_mb"))
+      opt.memory_bytes = bounded(*x, at + "/memory_mb", 256, 65536) << 20;
+    if (auto* x = o.if_contains("prestarted_runners"))
+      opt.prestarted_runners =
+          static_cast<unsigned>(bounded(*x, at + "/prestarted_runners", 0, 64));
+    return c;
+  }
+
   static const char* kind(const json::value& v) {
     switch (v.kind()) {
       case json::kind::null:
@@ -188,7 +239,7 @@ Manifest read_manifest(const fs::path& file, bool allow_insecure_permissions) {
            "split it into layers, or move large data out of \"config\"");
   json::value doc = r.parse(text);
   const auto& root = r.object(doc, "", "{ \"toolgate\": 1, \"plugins\": [ ... ] }");
-  r.only_keys(root, "", {"toolgate", "layer", "plugins", "overrides"});
+  r.only_keys(root, "", {"toolgate", "layer", "plugins", "overrides", "code_mode"});
 
   const auto* version = root.if_contains("toolgate");
   if (!version) r.fail("/toolgate", "missing the format version", "add \"toolgate\": 1 at the top");
@@ -206,6 +257,8 @@ Manifest read_manifest(const fs::path& file, bool allow_insecure_permissions) {
     if (auto* x = o.if_contains("name")) m.layer = r.string(*x, "/layer/name", "the layer's name");
     if (auto* x = o.if_contains("locked")) m.locked = r.boolean(*x, "/layer/locked");
   }
+
+  if (const auto* cm = root.if_contains("code_mode")) m.code_mode = r.code_mode(*cm);
 
   const auto base = fs::absolute(file).parent_path();
   if (const auto* plugins = root.if_contains("plugins")) {

@@ -19,6 +19,8 @@
 //   }
 #pragma once
 
+#include <toolgate/code_mode.hpp>
+
 #include <boost/json/object.hpp>
 
 #include <filesystem>
@@ -49,6 +51,14 @@ struct ManifestPlugin {
   std::string json_path;                                    // "/plugins/0", for error messages
 };
 
+// A layer's "code_mode" section (docs/design.md §13.1): enabled false
+// keeps run_code out; otherwise the options Code Mode runs with.
+struct CodeModeSection {
+  std::string json_path = "/code_mode";
+  bool enabled = true;
+  CodeModeOptions options;
+};
+
 struct Manifest {
   std::filesystem::path file;
   std::string text;   // as read: a reload compares it to see any edit
@@ -56,6 +66,7 @@ struct Manifest {
   bool locked = false;
   std::vector<ManifestPlugin> plugins;
   std::vector<std::pair<std::string, HookSettings>> overrides;  // by target id
+  std::optional<CodeModeSection> code_mode;
 };
 
 // The largest manifest read: policy is kilobytes, so anything near this is
