@@ -47,13 +47,22 @@ sdk::PreVerdict to_sdk(Verdict v, const std::string& reason) {
 // against globs, and whether a subagent makes the call.  Either may be left
 // out (no "callers" key at all: every caller); a caller the host cannot
 // name has an empty client.
+//
+// And whether a Code Mode script makes the call (ABI 1.5's depth): a rule
+// with "from_code": true matches only the calls a run_code script makes.
+// On a host older than 1.5 the depth reads 0 (the SDK zeroes the struct),
+// so such a rule matches nothing there -- a deny rule on it would not
+// hold; built with this SDK the plugin asks for ABI 1.5 anyway
+// (TOOLGATE_PLUGIN puts the header's minor in the descriptor).
 struct Callers {
   std::optional<NameGlobs> clients;
   std::optional<bool> subagent;
+  std::optional<bool> from_code;
 
   bool matches(const sdk::Call& call) const {
     if (clients && !clients->matches(call.client())) return false;
     if (subagent && *subagent != !call.agent_id().empty()) return false;
+    if (from_code && *from_code != call.from_code()) return false;
     return true;
   }
 };
@@ -62,17 +71,18 @@ Callers parse_callers(const ConfigObject& rule) {
   Callers r;
   if (!rule.has("callers")) return r;
   ConfigObject c = rule.object("callers");
-  c.only({"clients", "subagent"});
-  if (!c.has("clients") && !c.has("subagent"))
+  c.only({"clients", "subagent", "from_code"});
+  if (!c.has("clients") && !c.has("subagent") && !c.has("from_code"))
     throw ConfigError(c.path(),
-                      "\"callers\" needs \"clients\" (globs over the calling program) or "
-                      "\"subagent\" (true or false), or both");
+                      "\"callers\" needs \"clients\" (globs over the calling program), "
+                      "\"subagent\" or \"from_code\" (true or false), or several");
   if (c.has("clients")) {
     auto globs = c.strings("clients");
     if (globs.empty()) throw ConfigError(c.path("clients"), "must list at least one glob");
     r.clients.emplace(std::move(globs));
   }
   if (c.has("subagent")) r.subagent = c.boolean("subagent");
+  if (c.has("from_code")) r.from_code = c.boolean("from_code");
   return r;
 }
 
@@ -135,7 +145,8 @@ class Policy {
             "tools": )json" TGP_SCHEMA_STRINGS R"json(,
             "callers": {"type": "object", "additionalProperties": false, "properties": {
               "clients": )json" TGP_SCHEMA_STRINGS R"json(,
-              "subagent": {"type": "boolean"}}},
+              "subagent": {"type": "boolean"},
+              "from_code": {"type": "boolean"}}},
             "when": {"type": "array", "items": {
               "type": "object", "additionalProperties": false, "required": ["pointer"],
               "properties": {

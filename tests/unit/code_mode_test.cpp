@@ -552,3 +552,27 @@ TEST(CodeModeManifest, BadValuesAreLoadErrorsNamingThePlace) {
   expect_error(R"({"timeout_ms": 9000, "max_timeout_ms": 1000})", "/code_mode/timeout_ms");
   EXPECT_FALSE(offers_run_code(f.host));
 }
+
+// ABI 1.5 end to end: the policy plugin's "from_code" reads the caller chain
+// through the C ABI (tg_call_info's depth), so a deployer can refuse a tool
+// to scripts while leaving direct calls alone.
+TEST(CodeModePolicy, FromCodeRulesMatchOnlyAScriptsCalls) {
+  TempDir dir;
+  auto m = dir.write(
+      "policy.json",
+      manifest_for(
+          "toolgate.policy", std::string(TOOLGATE_PLUGIN_DIR) + "/toolgate_policy.so",
+          {{"rules", json::array{json::object{{"tools", "echo"},
+                                              {"callers", json::object{{"from_code", true}}},
+                                              {"verdict", "deny"},
+                                              {"reason", "echo is not for scripts"}}}}}));
+  CodeFixture f;
+  f.host.load_manifest(m);
+  EXPECT_FALSE(f.call("echo", {{"direct", true}}).is_error);
+  auto r = f.run(
+      "try { await tools.echo({}); return 'ran'; } catch (e) { return `${e.name}: ${e.message}`; "
+      "}");
+  ASSERT_FALSE(r.is_error) << text_of(r);
+  EXPECT_EQ(*r.value, "ToolDenied: echo is not for scripts");
+  EXPECT_EQ(*f.body_runs, 1);  // the direct call only
+}
