@@ -108,7 +108,7 @@ struct Host::Impl {
     return g;
   }
 
-  // Code Mode for a generation of `stack` (docs/design.md §13.1): the last
+  // Code Mode for a generation of `stack` (docs/design.md §17.1): the last
   // layer's "code_mode" section decides -- unless a locked layer has one,
   // which later layers cannot change -- and without any section, what
   // enable_code_mode said.  Options equal to the last ones reuse their

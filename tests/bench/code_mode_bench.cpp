@@ -1,4 +1,4 @@
-// Code Mode's costs, side by side in one run (docs/design.md §13.5):
+// Code Mode's costs, side by side in one run (docs/design.md §17.8):
 //   direct_call        one call of a tool through the pipeline (the baseline)
 //   run_code/cold      run_code with one sub-call, the runner started cold
 //   run_code/pooled    the same, the runner taken from a pool of started ones

@@ -1,4 +1,4 @@
-// Code Mode (docs/design.md §13): run_code runs a script under real node and
+// Code Mode (docs/design.md §17): run_code runs a script under real node and
 // real bubblewrap; every tool it calls goes through the pipeline.
 #include "test_support.hpp"
 
@@ -496,7 +496,7 @@ TEST(CodeMode, TypeScriptDeclarationsDescribeTheTools) {
   (void)described;
 }
 
-// ---- the manifests' code_mode section (docs/design.md §13.1) -------------------------
+// ---- the manifests' code_mode section (docs/design.md §17.1) -------------------------
 namespace {
 bool offers_run_code(const Host& host) {
   const auto d = host.describe();  // kept: the loop reads into it

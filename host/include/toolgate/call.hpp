@@ -28,7 +28,7 @@ struct CallIdentity {
   // compiles cleanly (-Wmissing-field-initializers) after they were added.
   std::string client = {};
   std::string agent_id = {};
-  // Code Mode (docs/design.md §13): the run_code call a sub-call was made
+  // Code Mode (docs/design.md §17): the run_code call a sub-call was made
   // from, and how deep (1 for a script's calls; 0 for any other call).
   // Set by the host with parent_token; a caller that sets any of the three
   // is refused (invalid_arguments).

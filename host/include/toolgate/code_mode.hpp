@@ -1,4 +1,4 @@
-// code_mode.hpp -- Code Mode (docs/design.md §13): the reserved tool
+// code_mode.hpp -- Code Mode (docs/design.md §17): the reserved tool
 // `run_code` runs a model-written JavaScript program in a sandboxed Node.js
 // process; every tool the program calls goes through the whole pipeline as
 // a call of its own.

@@ -251,7 +251,7 @@ class Host {
   // one).
   bool remove_hook(std::string_view id);
   void set_approver(Approver approver);
-  // Code Mode (code_mode.hpp, docs/design.md §13): from now on every
+  // Code Mode (code_mode.hpp, docs/design.md §17): from now on every
   // generation carries the tool run_code, whose bindings are the other
   // tools.  Calling it again replaces the options (and the runner pool).
   // Throws std::invalid_argument for options out of range.

@@ -1,5 +1,5 @@
 // code_mode_tool.hpp -- the run_code tool a generation carries when Code
-// Mode is on (docs/design.md §13.1).
+// Mode is on (docs/design.md §17.1).
 #pragma once
 
 #include "../generation.hpp"

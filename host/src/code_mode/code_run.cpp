@@ -1,4 +1,4 @@
-// One run of run_code (docs/design.md §13): start a runner, hand it the
+// One run of run_code (docs/design.md §17): start a runner, hand it the
 // program, serve its tool calls one at a time through the pipeline, and
 // turn what it returns into the run_code result.
 #include "code_run.hpp"

@@ -1,5 +1,5 @@
 // code_run.hpp -- one run of run_code: the host's side of the channel to a
-// runner (docs/design.md §13).
+// runner (docs/design.md §17).
 //
 // The runner is untrusted.  Everything that decides an outcome lives here:
 // the deadline, the count of sub-calls, the output budget, and the run's

@@ -1,4 +1,4 @@
-// toolgate's Code Mode runner (docs/design.md §13): runs one model-written
+// toolgate's Code Mode runner (docs/design.md §17): runs one model-written
 // program, once, inside the sandbox the host set up, and exits.
 //
 // The host starts node with this file as its program (`--input-type=module

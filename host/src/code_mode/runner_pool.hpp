@@ -1,4 +1,4 @@
-// runner_pool.hpp -- runners started ahead of time (docs/design.md §13.4).
+// runner_pool.hpp -- runners started ahead of time (docs/design.md §17.4).
 //
 // A cold runner is a node start under bubblewrap, tens of milliseconds.  The
 // pool keeps a few started and waiting for their one program; a run takes

@@ -1,5 +1,5 @@
 // Starting a Code Mode runner in its sandbox, and its channel
-// (docs/design.md §13.3).
+// (docs/design.md §17.3).
 #include "runner_process.hpp"
 
 #include "runner_source.hpp"

@@ -1,5 +1,5 @@
 // runner_process.hpp -- one Code Mode runner: node running runner.mjs in a
-// sandbox, and the channel to it (docs/design.md §13.3).
+// sandbox, and the channel to it (docs/design.md §17.3).
 //
 // The process is started, used for one run and killed: never reused, so
 // nothing one script leaves behind reaches the next.  Everything read from
@@ -38,7 +38,7 @@ struct RunnerSpawn {
   std::uint64_t tmp_bytes = 64ull << 20;
   // No RLIMIT_NPROC: it counts every process of the user (and never binds
   // root), so no value is both safe and meaningful.  The sandbox's seccomp
-  // filter refuses every new process instead (docs/design.md §13.3).
+  // filter refuses every new process instead (docs/design.md §17.3).
 };
 
 class RunnerProcess {

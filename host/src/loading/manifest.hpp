@@ -51,7 +51,7 @@ struct ManifestPlugin {
   std::string json_path;                                    // "/plugins/0", for error messages
 };
 
-// A layer's "code_mode" section (docs/design.md §13.1): enabled false
+// A layer's "code_mode" section (docs/design.md §17.1): enabled false
 // keeps run_code out; otherwise the options Code Mode runs with.
 struct CodeModeSection {
   std::string json_path = "/code_mode";

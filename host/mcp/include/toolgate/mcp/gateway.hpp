@@ -46,7 +46,7 @@ struct GatewayOptions {
   // asked before each call) or "allow" (logged only).
   std::filesystem::path pin_file;
   std::string on_drift = "block";
-  // Code Mode (docs/design.md §13.6), for a host on which enable_code_mode
+  // Code Mode (docs/design.md §17.7), for a host on which enable_code_mode
   // was called: run_code joins the client's tools/list, alongside the
   // server's tools or instead of them (a direct call of a server tool is
   // then refused); the server's tools are the script's bindings either
