@@ -366,8 +366,13 @@ dupes=$( (grep -v '/$' <<<"$contents"; grep -v '/$' <<<"$sdkcontents"; grep -v '
 
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "toolgate Depends: $depends"
-for lib in libc6 libstdc++6 libspdlog1 libboost-json1.81.0 libssl3 libre2-9; do
+for lib in libc6 libstdc++6 libspdlog1 libboost-json1.81.0 libssl3 libre2-9 libseccomp2; do
   grep -q "$lib" <<<"$depends" || fail "toolgate's Depends lacks $lib"
+done
+# Code Mode's runtime: Recommended (run_code says what to install without).
+recommends=$(dpkg-deb -f "$deb" Recommends)
+for p in nodejs bubblewrap; do
+  grep -q "$p" <<<"$recommends" || fail "toolgate's Recommends lacks $p (got: $recommends)"
 done
 # Each package depends on the one below it of the *full* version, Debian
 # revision included: "toolgate (= 0.1.0)" is not satisfied by 0.1.0-1, and
