@@ -123,6 +123,18 @@ expect "TOOLGATE_DISABLE=all keeps the locked guard" 1 'kept despite --disable a
   env TOOLGATE_DISABLE=all "$tg" call "$m/layers" --tool greet --args '{"name":"World"}'
 expect "call succeeds through the stack" 0 '"text":"HELLO, ADA!"' \
   "$tg" call "$m/layers" --tool greet --args '{"name":"Ada"}'
+
+# Code Mode: a script's calls go through the same locked guard.
+expect "call --code-mode: a script's refused call is ToolDenied and listed" 0 \
+  '"value":\{"a":"Hello, Ada!","b":"ToolDenied: greeting the whole World is not allowed"\}' \
+  "$tg" call "$m/layers" --code-mode --tool run_code --args \
+  '{"code":"const a = await tools.greet({name: \"Ada\"}); let b; try { b = await tools.greet({name: \"World\"}); } catch (e) { b = e.name + \": \" + e.message; } return {a, b};"}'
+expect "run_code without --code-mode is an unknown tool" 1 '"code":"unknown_tool"' \
+  "$tg" call "$m/layers" --tool run_code --args '{"code":"return 1"}'
+expect "--code-sandbox without --code-mode is a usage error" 2 '\-\-code-sandbox needs \-\-code-mode' \
+  "$tg" call "$m/layers" --code-sandbox none --tool greet --args '{}'
+expect "tools --typescript declares the tools" 0 'greet\(args: \{' "$tg" tools "$m/layers" --typescript
+expect "tools --code-mode lists run_code" 0 'run_code +Runs a JavaScript program' "$tg" tools "$m/layers" --code-mode
 expect "--trace shows every verdict" 0 'trace: guard example.no-root/no-root would-deny' \
   sh -c "'$tg' call '$m/layers' --tool greet --args '{\"name\":\"root\"}' --trace 2>&1 | sed -E 's/ +/ /g'"
 expect "--approve yes" 0 '"text":"Hello, Ada!"' "$tg" call "$m/2-ask.json" --tool greet --args '{"name":"Ada"}' --approve yes

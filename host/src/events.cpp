@@ -11,7 +11,7 @@ namespace toolgate {
 
 bool reserved_event_type(std::string_view t) {
   for (std::string_view p :
-       {"tool/", "tools/", "hook/", "approval/", "plugin/", "batch/", "observer/"})
+       {"tool/", "tools/", "hook/", "approval/", "plugin/", "batch/", "observer/", "fs/"})
     if (t.starts_with(p)) return true;
   return false;
 }

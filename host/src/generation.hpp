@@ -44,6 +44,9 @@ using GuardHook = Hook<HookKind::guard>;
 using ExecuteWrapperHook = Hook<HookKind::execute_wrapper>;
 using PostExecuteHook = Hook<HookKind::post_execute>;
 using ResultObserverHook = Hook<HookKind::result_observer>;
+using FsGuardHook = Hook<HookKind::fs_guard>;
+
+class FsObservations;  // pipeline/fs_gate.hpp
 
 struct ToolEntry {
   ToolDefinition def;
@@ -63,6 +66,10 @@ struct Generation {
   std::vector<ExecuteWrapperHook> wrappers;  // first = outermost
   std::vector<PostExecuteHook> post_execute;
   std::vector<ResultObserverHook> observers;  // registration order
+  std::vector<FsGuardHook> fs_guards;         // sorted by id, like guards
+  // What each session has seen of the files (read-before-edit, §2.13):
+  // the host's, shared by every generation.
+  std::shared_ptr<FsObservations> fs_observations;
 
   // A stage's table by kind, for code that treats every kind alike.
   template <HookKind K>
@@ -75,8 +82,10 @@ struct Generation {
       return wrappers;
     else if constexpr (K == HookKind::post_execute)
       return post_execute;
-    else
+    else if constexpr (K == HookKind::result_observer)
       return observers;
+    else
+      return fs_guards;
   }
   template <HookKind K>
   const std::vector<Hook<K>>& hooks() const {

@@ -30,8 +30,9 @@ enum class HookKind : std::uint8_t {
   execute_wrapper,
   post_execute,
   result_observer,
+  fs_guard,
 };
-inline constexpr std::size_t kHookKindCount = 5;
+inline constexpr std::size_t kHookKindCount = 6;
 
 // What a callback may change through the C ABI (tg_host_api's set_*).
 namespace abi_right {
@@ -66,17 +67,19 @@ inline constexpr std::array<HookKindInfo, kHookKindCount> kHookKinds{{
      abi_right::set_reason | abi_right::set_result | abi_right::add_context},
     {HookKind::result_observer, TG_CAP_RESULT_OBSERVER, stage::observer, "result observer",
      "result-observer", false, false, 0},
+    {HookKind::fs_guard, TG_CAP_FS_GUARD, stage::fs_guard, "fs guard", "fs-guard", false, true,
+     abi_right::set_reason},
 }};
 
 // The callbacks, one alternative per kind in table order: a registration
 // holds exactly one, and its index is its kind.
-using HookFn =
-    std::variant<PreExecuteFn, GuardFn, ExecuteWrapperFn, PostExecuteFn, ResultObserverFn>;
+using HookFn = std::variant<PreExecuteFn, GuardFn, ExecuteWrapperFn, PostExecuteFn,
+                            ResultObserverFn, FsGuardFn>;
 // The C callbacks as a plugin registered them.  Pre- and post-execute
 // callbacks have the same C type, so alternatives are always addressed by
 // index (std::in_place_index), never by type.
 using CHookFn = std::variant<tg_pre_execute_fn, tg_guard_fn, tg_execute_wrapper_fn,
-                             tg_post_execute_fn, tg_result_observer_fn>;
+                             tg_post_execute_fn, tg_result_observer_fn, tg_fs_guard_fn>;
 template <HookKind K>
 using FnOf = std::variant_alternative_t<static_cast<std::size_t>(K), HookFn>;
 template <HookKind K>

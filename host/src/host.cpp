@@ -106,11 +106,14 @@ void Host::set_tools(std::vector<ToolDefinition> tools, bool remove_others) {
 
 void Host::enable_code_mode(CodeModeOptions options) {
   if (options.max_sub_calls == 0 || options.default_timeout.count() <= 0 ||
-      options.max_timeout < options.default_timeout || options.max_message_bytes < 1024 ||
+      options.max_timeout < options.default_timeout ||
+      options.max_timeout > std::chrono::hours(24) || options.max_message_bytes < 1024 ||
       options.memory_bytes < (256ull << 20))
     throw std::invalid_argument(
         "Code Mode options: max_sub_calls must be at least 1, default_timeout positive and no "
-        "more than max_timeout, max_message_bytes at least 1024, memory_bytes at least 256 MiB");
+        "more than max_timeout (at most 24 hours), max_message_bytes at least 1024, memory_bytes "
+        "at "
+        "least 256 MiB");
   auto mode = std::make_shared<detail::CodeMode>(std::move(options));
   impl_->reconfigure([&] { impl_->code_mode = mode; });
 }
@@ -150,6 +153,11 @@ HookHandle Host::add_pre_execute(std::string owner, HookOptions o, PreExecuteFn 
 }
 HookHandle Host::add_guard(std::string owner, HookOptions o, GuardFn fn) {
   auto [serial, id] = add_hook<detail::HookKind::guard>(*impl_, std::move(owner), o, std::move(fn));
+  return HookHandle(impl_->handle_target, serial, std::move(id));
+}
+HookHandle Host::add_fs_guard(std::string owner, HookOptions o, FsGuardFn fn) {
+  auto [serial, id] =
+      add_hook<detail::HookKind::fs_guard>(*impl_, std::move(owner), o, std::move(fn));
   return HookHandle(impl_->handle_target, serial, std::move(id));
 }
 HookHandle Host::add_execute_wrapper(std::string owner, HookOptions o, ExecuteWrapperFn fn) {

@@ -9,6 +9,7 @@
 #include "generation.hpp"
 #include "loading/stack.hpp"
 #include "loading/stack_loader.hpp"
+#include "pipeline/fs_gate.hpp"
 #include "reload/retirement.hpp"
 #include "split_calls.hpp"
 
@@ -43,6 +44,10 @@ struct Host::Impl {
   std::shared_ptr<HookHandle::Target> handle_target;
   Approver approver;
   CardSink card_sink;
+  // Read-before-edit's record of what each session has seen (§2.13),
+  // handed to every generation.
+  std::shared_ptr<detail::FsObservations> fs_observations =
+      std::make_shared<detail::FsObservations>();
   // Set by enable_code_mode: every generation then carries run_code.
   std::shared_ptr<detail::CodeMode> code_mode;
   std::vector<detail::StackLayer> layers;
@@ -102,6 +107,7 @@ struct Host::Impl {
               detail::make_run_code_tool(mode, code_run_host(), g->tools), "host", nullptr}));
     g->approver = approver;
     g->card_sink = card_sink;
+    g->fs_observations = fs_observations;
     if (!stack_valid) g->invalid_reason = "no manifest stack has loaded successfully yet";
     detail::StackInput in{&embedder_hooks, &stack, disabled};
     detail::resolve_stack(in, *g, kept);

@@ -7,6 +7,8 @@
 // both the path as written (normalised) and the file it really names.
 // Anything that cannot be checked (a non-string path, a ~user path, an
 // unreadable directory on the way) denies: a guard never fails open.
+// An fs guard ("writes") holds the write roots and deny patterns for every
+// file a tool body declares it will write or edit (docs/design.md §2.13).
 #include "resolve.hpp"
 
 #include "../common/args.hpp"
@@ -133,6 +135,15 @@ class GuardPaths {
         c.choice("unannotated", std::string("write"), {"write", "read"}) == "write";
 
     init.guard("paths", [this](const sdk::Call& call) { return check(call); });
+    // Every file a tool body writes or edits, on the path the host resolved:
+    // the write roots and deny patterns hold for writes no argument string
+    // revealed (a shell tool, a derived path, a link).
+    init.fs_guard("writes", [this](const sdk::Call& call, const sdk::FsIntent& intent) {
+      std::string denial =
+          check_path(call.tool(), intent.edit ? "edit" : "write", intent.path, true);
+      return denial.empty() ? sdk::GuardVerdict::abstain()
+                            : sdk::GuardVerdict::deny(std::move(denial));
+    });
   }
 
  private:
@@ -225,4 +236,5 @@ class GuardPaths {
 }  // namespace
 }  // namespace tgp::paths
 
-TOOLGATE_PLUGIN(tgp::paths::GuardPaths, "toolgate.guard-paths", "1.0.0", TG_CAP_GUARD, 0)
+TOOLGATE_PLUGIN(tgp::paths::GuardPaths, "toolgate.guard-paths", "1.0.0",
+                TG_CAP_GUARD | TG_CAP_FS_GUARD, 0)

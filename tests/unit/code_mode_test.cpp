@@ -158,6 +158,28 @@ TEST(CodeMode, ARewriteToDeniedArgumentsIsRefusedBeforeTheGuards) {
   EXPECT_EQ(*f.body_runs, 0);
 }
 
+TEST(CodeMode, AnAskInASubCallGoesToTheApproverAndARejectionBinds) {
+  CodeFixture f;
+  auto asked = std::make_shared<std::atomic<int>>(0);
+  f.host.add_pre_execute("test", {"ask", {"echo"}},
+                         [](const HookCall&) { return PreVerdict::ask("echo needs approval"); });
+  f.host.set_approver([asked](const ApprovalRequest& r) {
+    ++*asked;
+    return r.arguments.contains("ok") ? ApprovalAnswer::allowed_once : ApprovalAnswer::rejected;
+  });
+  auto r = f.run(
+      "const out = [];\n"
+      "for (const a of [{ok: 1}, {no: 1}, {no: 1}, {ok: 1}]) {\n"
+      "  try { await tools.echo(a); out.push('ran'); } catch (e) { out.push(e.code); }\n"
+      "}\n"
+      "return out;");
+  ASSERT_FALSE(r.is_error) << text_of(r);
+  EXPECT_EQ(json::serialize(*r.value), R"(["ran","approval_rejected","approval_rejected","ran"])");
+  // Asked for each allowed call and once for the rejected one: not again.
+  EXPECT_EQ(*asked, 3);
+  EXPECT_EQ(*f.body_runs, 2);
+}
+
 TEST(CodeMode, EachSubCallIsDispatchedLoggedAndSettledOnce) {
   CodeFixture f;
   auto r = f.run("await tools.echo({a: 1}); await tools.step({n: 2}); return 'ok';");
@@ -275,7 +297,9 @@ TEST(CodeMode, ScriptErrorsAndBadArgumentsAreClearErrors) {
       "try { await callTool('run_code', {code: 'return 1'}); return 'ran'; }"
       " catch (e) { return e.message; }");
   ASSERT_FALSE(r.is_error) << text_of(r);
-  EXPECT_NE(json::serialize(*r.value).find("inside a script"), std::string::npos);
+  EXPECT_NE(json::serialize(*r.value).find("not one of the tools a script can call"),
+            std::string::npos)
+      << json::serialize(*r.value);
 }
 
 TEST(CodeMode, AnInfiniteLoopIsKilledAtTheDeadline) {
@@ -456,6 +480,23 @@ TEST(CodeMode, EscapeAttemptsFailInTheSandboxButWorkWithoutIt) {
     // Neither way does the script see the host's environment.
     EXPECT_EQ(env.find("hunter2"), std::string::npos) << env;
   }
+  // Inside the sandbox only /tmp (bounded) is writable: the root, /dev and
+  // /dev/shm are not unbounded tmpfs the script could fill host memory with.
+  CodeFixture f;
+  auto r =
+      f.run(std::string(escape) +
+            "const fsb = P.binding('fs'); const out = {};\n"
+            "for (const p of ['/a', '/dev/a', '/dev/shm/a', '/usr/lib/a', '/tmp/a']) {\n"
+            "  try { const ctx = {};\n"
+            "    +P.versions.node.split('.')[0] >= 20 ? fsb.open(p, 0o101, 0o644)\n"
+            "      : fsb.open(p, 0o101, 0o644, undefined, ctx);\n"
+            "    out[p] = ctx.code || 'written'; } catch (e) { out[p] = e.code || String(e); }\n"
+            "}\n"
+            "return out;");
+  ASSERT_FALSE(r.is_error) << text_of(r);
+  EXPECT_EQ(json::serialize(*r.value),
+            R"({"/a":"EROFS","/dev/a":"EROFS","/dev/shm/a":"EROFS","/usr/lib/a":"EROFS",)"
+            R"("/tmp/a":"written"})");
   ::unsetenv("TOOLGATE_TEST_SECRET");
   std::filesystem::remove_all(dir);
 }

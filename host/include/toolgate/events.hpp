@@ -2,9 +2,11 @@
 //
 // Event types used by the host: tool/call, tool/result, hook/invoked,
 // hook/result, approval/requested, approval/resolved, plugin/loaded,
-// plugin/build-warning, batch/settled, observer/failed.  Tools and plugins
-// add their own ("fs/observed") through the host API; the host's own
-// prefixes are refused on every emit path (reserved_event_type).
+// plugin/build-warning, batch/settled, observer/failed, tool/code-dispatch,
+// and the file gate's fs/write-intent, fs/edit-intent and fs/observed
+// (written when a tool body calls ToolContext's intents and observed()).
+// Tools and plugins add their own ("todo/write") through the host API; the
+// host's own prefixes are refused on every emit path (reserved_event_type).
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -19,8 +21,9 @@
 namespace toolgate {
 
 // Whether `type` is one of the host's own (tool/, tools/, hook/, approval/,
-// plugin/, batch/, observer/): a tool or plugin emitting one could forge a
-// second tool/result for a call, so every emit path refuses it.
+// plugin/, batch/, observer/, fs/): a tool or plugin emitting one could
+// forge a second tool/result for a call, or an observation read-before-edit
+// relies on, so every emit path refuses it.
 bool reserved_event_type(std::string_view type);
 
 struct Event {

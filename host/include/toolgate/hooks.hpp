@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace toolgate {
@@ -88,11 +89,45 @@ struct ApprovalRequest {
   const boost::json::object& arguments;  // exactly what will run
   std::string_view reason;
   std::string_view source;  // the hook that asked
+  // The call's signal (its cancellation and deadline): an approver that
+  // waits on a person stops waiting when it fires.  Null from old code.
+  std::shared_ptr<Signal> signal = {};
 };
 using Approver = std::function<ApprovalAnswer(const ApprovalRequest&)>;
 
 // ---- 2. guards: return a reason to deny, nullopt to abstain ----------------
 using GuardFn = std::function<std::optional<std::string>(const HookCall&)>;
+
+// ---- fs guards: the files a tool body is about to change --------------------
+// (docs/design.md §2.13)  A tool body declares each mutation first
+// (ToolContext::write_intent / edit_intent); the host resolves the path and
+// runs the fs guards on it.  Deny or abstain, monotonic, fail closed, tool
+// filters and shadow mode exactly as for guards.
+enum class FsIntentKind { write, edit };
+struct FsIntent {
+  FsIntentKind kind = FsIntentKind::write;
+  std::string_view path;          // resolved: absolute, `..` collapsed, links followed
+  std::string_view requested;     // as the tool named it
+  bool exists = false;            // the file exists now
+  bool via_link = false;          // the requested path's last component is a symbolic link
+  std::string_view content_hash;  // "sha256:<hex>" of the file now; empty when absent
+};
+struct FsGuardCall {
+  const HookCall& call;  // the tool's call (stage "fs/guard")
+  const FsIntent& intent;
+};
+using FsGuardFn = std::function<std::optional<std::string>(const FsGuardCall&)>;
+
+// What a tool body gets back from an intent.  allowed: change `path` (the
+// resolved one, not the name it passed).  Otherwise leave the file alone:
+// the call ends as an error naming `source` whatever the body returns.
+struct FsDecision {
+  bool allowed = false;
+  std::string path;
+  std::string reason;
+  std::string source;  // the fs guard, or "host/read-before-edit", "host"
+  explicit operator bool() const { return allowed; }
+};
 
 // ---- 3. execute wrappers --------------------------------------------------------
 // What one run of the rest of the chain produced.  Only the host creates
@@ -162,6 +197,19 @@ using ResultObserverFn = std::function<void(const Outcome&)>;
 struct ToolContext {
   const HookCall& call;
   std::shared_ptr<Signal> signal;
+
+  // File mutations (docs/design.md §2.13), from the body's own thread.
+  // write_intent: about to create or overwrite `path`; edit_intent: about
+  // to change part of it.  Both check read-before-edit (an existing file
+  // must have been observed in this session with its current content) and
+  // run the fs guards.  Without the engine behind this context (a body
+  // called directly), every intent is denied: fail closed.
+  FsDecision write_intent(std::string_view path) const;
+  FsDecision edit_intent(std::string_view path) const;
+  // The session has now seen `path` with this content ("sha256:<hex>";
+  // empty: the host hashes the file): after a read, and after the tool's
+  // own write.  Logged as fs/observed.
+  void observed(std::string_view path, std::string_view content_hash = {}) const;
 };
 struct ToolOutput {
   bool ok = true;
@@ -210,6 +258,11 @@ struct ToolDefinition {
   // but is reported (a tool/card event with "error", a warning).
   PresentCallFn present_call;
   PresentResultFn present_result;
+  // Whether a Code Mode script may call it (docs/design.md §17.5): false
+  // keeps it out of run_code's bindings and declarations, and a script's
+  // call of it is refused -- for tools that are the host's own plumbing,
+  // or whose definition is not trusted (an MCP tool whose pin drifted).
+  bool code_binding = true;
 };
 
 // ---- registration options ------------------------------------------------------------

@@ -240,6 +240,9 @@ class Host {
   // returns the handle that removes the hook again.
   HookHandle add_pre_execute(std::string owner, HookOptions o, PreExecuteFn fn);
   HookHandle add_guard(std::string owner, HookOptions o, GuardFn fn);
+  // An fs guard (hooks.hpp: FsGuardFn): runs on the resolved path of every
+  // file a tool body declares it will write or edit.
+  HookHandle add_fs_guard(std::string owner, HookOptions o, FsGuardFn fn);
   HookHandle add_execute_wrapper(std::string owner, HookOptions o, ExecuteWrapperFn fn);
   HookHandle add_post_execute(std::string owner, HookOptions o, PostExecuteFn fn);
   HookHandle add_result_observer(std::string owner, HookOptions o, ResultObserverFn fn);

@@ -38,6 +38,7 @@ inline constexpr std::string_view call = "tool/call";
 inline constexpr std::string_view pre_execute = "tools/pre-execute";
 inline constexpr std::string_view approval = "approval";
 inline constexpr std::string_view guard = "guard";
+inline constexpr std::string_view fs_guard = "fs/guard";  // a tool's file mutation
 inline constexpr std::string_view execute = "tools/execute";
 inline constexpr std::string_view tool_body = "tool/body";  // was "execute" before 0.2
 inline constexpr std::string_view render = "render";

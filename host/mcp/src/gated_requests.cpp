@@ -51,6 +51,7 @@ std::vector<ToolDefinition> gated_definitions(
     d.input_schema = json::object{{"type", "object"}};
     d.annotations = g.annotations;
     d.execute = body;
+    d.code_binding = false;  // the gateway's plumbing: never a script's to call
     defs.push_back(std::move(d));
   }
   return defs;

@@ -197,6 +197,10 @@ struct Gateway::Impl final : PeerHandler {
     if (!name || !name->is_string() || name->get_string().empty())
       return client.reply_error(m.id(), rpc_error::invalid_params,
                                 "tools/call needs a string \"name\"");
+    if (opt.code_tools == GatewayOptions::CodeTools::off && name->get_string() == code_mode_tool)
+      return client.reply_error(m.id(), rpc_error::invalid_params,
+                                "unknown tool \"run_code\": this gateway does not offer Code Mode "
+                                "(start it with --code-mode)");
     if (opt.code_tools == GatewayOptions::CodeTools::only && name->get_string() != code_mode_tool)
       return client.reply_error(
           m.id(), rpc_error::invalid_params,
@@ -286,8 +290,8 @@ struct Gateway::Impl final : PeerHandler {
     if (pins.on_drift() == OnDrift::ask) {
       // After every guard (a denial outranks this question), before the server.
       if (auto why = pins.drift(name)) {
-        const auto answer = approve(
-            ApprovalRequest{ctx.call.identity, ctx.call.arguments, *why, "toolgate.mcp/pins"});
+        const auto answer = approve(ApprovalRequest{ctx.call.identity, ctx.call.arguments, *why,
+                                                    "toolgate.mcp/pins", ctx.signal});
         if (answer != ApprovalAnswer::allowed_once)
           return ToolOutput::failure(
               *why + "; not run: the user did not approve it" +
@@ -373,8 +377,12 @@ struct Gateway::Impl final : PeerHandler {
   // The Host's approver: elicitation/create to the client.
   ApprovalAnswer approve(const ApprovalRequest& r) {
     if (!client_elicits) return ApprovalAnswer::unavailable;
-    auto call = calls.by_call_id(r.identity.call_id);
-    auto signal = call ? call->signal : Signal::make();
+    // A Code Mode script's call belongs to its run_code call: the client's
+    // cancellation of that wakes this wait; the call's own signal carries
+    // the run's deadline.
+    auto call = calls.by_call_id(r.identity.parent_call_id.empty() ? r.identity.call_id
+                                                                   : r.identity.parent_call_id);
+    auto signal = r.signal ? r.signal : call ? call->signal : Signal::make();
     auto a = client.request_and_wait("elicitation/create", elicitation_params(r, version()),
                                      *signal, call ? &call->waiting : nullptr);
     switch (a.end) {

@@ -137,6 +137,10 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
       continue;
     }
     def->execute = body_;
+    // A tool whose definition drifted is not offered to scripts either: its
+    // (possibly rewritten) description would reach the model through
+    // run_code's declarations (the guard refuses its calls anyway).
+    if (pins_.on_drift() != OnDrift::allow && pins_.drift(def->name)) def->code_binding = false;
     defs.push_back(std::move(*def));
   }
   // A complete list replaces every other tool: the reserved calls stay.

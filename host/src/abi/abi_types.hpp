@@ -29,13 +29,14 @@ enum class AbiStage {
   wrapper,
   post_execute,
   observer,
+  fs_guard,
   tool_execute,
   tool_render,
   tool_finalize,
   tool_present_call,
   tool_present_result,
 };
-static_assert(static_cast<std::size_t>(AbiStage::observer) + 1 == kHookKindCount &&
+static_assert(static_cast<std::size_t>(AbiStage::fs_guard) + 1 == kHookKindCount &&
                   static_cast<int>(AbiStage::wrapper) ==
                       static_cast<int>(HookKind::execute_wrapper),
               "AbiStage starts with the hook kinds, in HookKind order");
@@ -121,6 +122,9 @@ struct tg_call {
   mutable std::optional<std::string> arguments_text;
   mutable std::optional<std::string> result_text;
   mutable std::optional<std::string> value_text;
+  // fs_intent's answers (the resolved path, the refusal), borrowed.
+  std::string fs_path;
+  std::string fs_reason;
 };
 
 struct tg_init_ctx {

@@ -149,6 +149,25 @@ ResultObserverFn adapt<HookKind::result_observer>(PluginPtr p, tg_result_observe
   };
 }
 
+template <>
+FsGuardFn adapt<HookKind::fs_guard>(PluginPtr p, tg_fs_guard_fn fn, void* ud) {
+  return [p = std::move(p), fn, ud](const FsGuardCall& fc) -> std::optional<std::string> {
+    tg_call c(fc.call, AbiStage::fs_guard, p.get());
+    const auto& i = fc.intent;
+    auto str = [](std::string_view v) { return tg_str{v.data(), v.size()}; };
+    tg_fs_intent intent{
+        sizeof(tg_fs_intent), i.kind == FsIntentKind::write ? TG_FS_WRITE : TG_FS_EDIT,
+        str(i.path),          str(i.requested),
+        i.exists ? 1u : 0u,   i.via_link ? 1u : 0u,
+        str(i.content_hash)};
+    int32_t verdict = -1;
+    check(c, p->invoke([&] { return fn(ud, &c, &intent, &verdict); }));
+    if (verdict == TG_GUARD_ABSTAIN) return std::nullopt;
+    if (verdict == TG_GUARD_DENY) return c.reason.value_or("");
+    unknown_verdict(verdict, "TG_GUARD_ABSTAIN (0), TG_GUARD_DENY (1)");
+  };
+}
+
 HookFn adapt_hook(PluginPtr p, const CHookFn& fn, void* ud) {
   // The alternative the plugin registered, adapted into the same one.
   return [&]<std::size_t... I>(std::index_sequence<I...>) {

@@ -8,6 +8,8 @@
 // each function catches everything and answers with a status.
 #include "host_api.hpp"
 
+#include "../pipeline/fs_gate.hpp"
+
 #include "../json_util.hpp"
 #include "abi_types.hpp"
 
@@ -553,6 +555,30 @@ tg_status emit_event(const tg_call* c, const char* type, tg_str data) {
   });
 }
 
+// A tool body's file mutations (fs_gate.cpp does the work).
+tg_status fs_intent(tg_call* c, int32_t kind, tg_str path, tg_str* out_path, tg_str* out_reason) {
+  return safely([&]() -> tg_status {
+    if (!c || (kind != TG_FS_WRITE && kind != TG_FS_EDIT)) return TG_INVALID_ARGUMENT;
+    if (c->stage != AbiStage::tool_execute) return TG_WRONG_STAGE;
+    auto d = detail::fs_intent(
+        c->view, kind == TG_FS_WRITE ? FsIntentKind::write : FsIntentKind::edit, sv(path));
+    c->fs_path = std::move(d.path);
+    c->fs_reason = d.allowed ? std::string() : d.reason + " (" + d.source + ")";
+    if (out_path) *out_path = ts(c->fs_path);
+    if (out_reason) *out_reason = ts(c->fs_reason);
+    return d.allowed ? TG_OK : TG_DENIED;
+  });
+}
+
+tg_status fs_observed(tg_call* c, tg_str path, tg_str content_hash) {
+  return safely([&]() -> tg_status {
+    if (!c) return TG_INVALID_ARGUMENT;
+    if (c->stage != AbiStage::tool_execute) return TG_WRONG_STAGE;
+    detail::fs_observed(c->view, sv(path), sv(content_hash));
+    return TG_OK;
+  });
+}
+
 void log(const tg_call* c, int32_t level, tg_str message) {
   safely([&] {
     std::string_view who = c && c->plugin ? std::string_view(c->plugin->id) : "plugin";
@@ -621,6 +647,9 @@ const tg_host_api* host_api() {
       log,
       config_get,
       config_string,
+      reg<HookKind::fs_guard>,
+      fs_intent,
+      fs_observed,
   };
   return &table;
 }

@@ -61,6 +61,7 @@ int run_call(const Args& args) {
       {"--trace", "--code-mode"});
   auto code_mode = code_mode_flags(rest);
   auto stubs = stub_tools(rest);  // checked before any plugin's init runs
+  for (auto& t : tool_set_flags(rest)) stubs.push_back(std::move(t));
   // Compatibility with `toolgate call --manifest M TOOL [JSON]`: the last
   // positionals are the tool and its arguments when --tool is absent.
   auto tool = flag_value(rest, "--tool");

@@ -25,6 +25,13 @@ using toolgate::cli::Args;
 // One row per command: `toolgate help` lists them all, `toolgate CMD --help`
 // prints one.
 // The Code Mode options of call, tools and mcp (options.cpp: code_mode_flags).
+// The file tools of call and tools (options.cpp: tool_set_flags).
+#define TOOL_SET_HELP                                                                \
+  "  --tools fs                    add toolgate's file tools (fs.read, fs.write,\n"  \
+  "                                fs.edit, fs.list): every write and edit passes\n" \
+  "                                the fs guards and read-before-edit\n"             \
+  "  --workspace DIR               the file tools' root (default: this folder)\n"
+
 #define CODE_MODE_HELP                                                                  \
   "  --code-mode                   offer run_code: a JavaScript program whose every\n"  \
   "                                tool call goes through the pipeline (Code Mode)\n"   \
@@ -79,7 +86,7 @@ const std::vector<Command>& commands() {
       {"call",
        "call M... --tool NAME [--args JSON] [--stub NAME[:SCHEMA]]...\n"
        "          [--approve yes|no|prompt] [--trace] [--events FILE] [--strict]\n"
-       "          [--code-mode [--code-sandbox bubblewrap|none]]",
+       "          [--tools fs [--workspace DIR]] [--code-mode [--code-sandbox bubblewrap|none]]",
        "one call of a sample tool (greet, slow), a stub, or\n"
        "a tool a plugin of the manifests registers; prints\n"
        "the result JSON -- and, when post-execute hooks\n"
@@ -97,12 +104,15 @@ const std::vector<Command>& commands() {
        "                                so an ask ends as approval_unavailable)\n"
        "  --trace                       every hook's verdict, argument change, duration\n"
        "                                and failure message, on stderr\n"
-       "  --events FILE                 append the session events as JSON lines\n" CODE_MODE_HELP,
+       "  --events FILE                 append the session events as JSON lines\n" TOOL_SET_HELP
+           CODE_MODE_HELP,
        true,
-       {"--tool", "--args", "--approve", "--events", "--stub", "--code-sandbox"},
+       {"--tool", "--args", "--approve", "--events", "--stub", "--code-sandbox", "--tools",
+        "--workspace"},
        toolgate::cli::run_call},
       {"tools",
-       "tools M... [--typescript] [--json] [--code-mode] [--stub NAME[:SCHEMA]]...",
+       "tools M... [--typescript] [--json] [--code-mode] [--tools fs [--workspace DIR]]\n"
+       "          [--stub NAME[:SCHEMA]]...",
        "the tools a call can reach: the sample tools, stubs\n"
        "and the tools the manifests' plugins register, one\n"
        "per line; --typescript prints the declarations a\n"

@@ -2,6 +2,7 @@
 
 #include "../json_util.hpp"
 #include "default_manifests.hpp"
+#include "fs_tools.hpp"
 #include "sample_tools.hpp"
 
 #include <spdlog/spdlog.h>
@@ -99,6 +100,23 @@ std::unique_ptr<Host> make_host(const CommonOptions& o, LoadReport* report,
   for (const auto& k : r.kept_locked) spdlog::warn("{}", k);
   if (report) *report = std::move(r);
   return host;
+}
+
+std::vector<ToolDefinition> tool_set_flags(const Args& rest) {
+  auto set = flag_value(rest, "--tools");
+  auto workspace = flag_value(rest, "--workspace");
+  if (!set) {
+    if (workspace) throw UsageError("--workspace needs --tools fs");
+    return {};
+  }
+  if (*set != "fs") throw UsageError("--tools takes fs (the file tools), not \"" + *set + "\"");
+  fs_tools::Options o;
+  o.workspace = workspace ? std::filesystem::path(*workspace) : std::filesystem::current_path();
+  try {
+    return fs_tools::tools(o);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--workspace: ") + e.what());
+  }
 }
 
 std::optional<CodeModeOptions> code_mode_flags(const Args& rest) {

@@ -82,6 +82,11 @@ std::vector<ToolDefinition> stub_tools(const Args& rest);
 // The flags to pass to parse_common, and what they ask for (nullopt: off).
 std::optional<CodeModeOptions> code_mode_flags(const Args& rest);
 
+// `--tools fs [--workspace DIR]`: toolgate's file tools (fs.read, fs.write,
+// fs.edit, fs.list) rooted at DIR (default: the current folder).  Empty
+// without --tools; UsageError for another tool set or a missing folder.
+std::vector<ToolDefinition> tool_set_flags(const Args& rest);
+
 // The value of `--flag VALUE` in parsed leftovers, if present.
 std::optional<std::string> flag_value(const Args& rest, const std::string& flag);
 bool has_flag(const Args& rest, const std::string& flag);

@@ -13,9 +13,10 @@ namespace json = boost::json;
 
 int run_tools(const Args& args) {
   CommonOptions o;
-  auto rest = parse_common(args, o, {"--stub", "--code-sandbox"},
+  auto rest = parse_common(args, o, {"--stub", "--code-sandbox", "--tools", "--workspace"},
                            {"--typescript", "--json", "--code-mode"});
   auto stubs = stub_tools(rest);
+  for (auto& t : tool_set_flags(rest)) stubs.push_back(std::move(t));
   auto code_mode = code_mode_flags(rest);
   use_default_manifests_if_none(o);
   auto host = make_host(o, nullptr, std::move(stubs));

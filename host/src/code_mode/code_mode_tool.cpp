@@ -43,7 +43,7 @@ CodeMode::CodeMode(CodeModeOptions o)
 std::string code_mode_declarations(const ToolMap& tools) {
   std::vector<TypeScriptTool> list;
   for (const auto& [name, entry] : tools) {
-    if (name == code_mode_tool) continue;
+    if (name == code_mode_tool || !entry->def.code_binding) continue;
     const auto& d = entry->def;
     list.push_back(TypeScriptTool{name, d.description, &d.input_schema, &d.output_schema});
   }
@@ -54,7 +54,7 @@ ToolDefinition make_run_code_tool(std::shared_ptr<CodeMode> mode, CodeRunHost ho
                                   const ToolMap& tools) {
   std::vector<std::string> names;
   for (const auto& [name, entry] : tools)
-    if (name != code_mode_tool) names.push_back(name);
+    if (name != code_mode_tool && entry->def.code_binding) names.push_back(name);
   ToolDefinition t;
   t.name = std::string(code_mode_tool);
   t.description = std::string(intro) + code_mode_declarations(tools);

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <set>
 #include <thread>
 
 namespace toolgate::detail {
@@ -161,6 +162,7 @@ class Run {
   std::vector<Denial> denials_;
   std::map<std::string, ErrorInfo, std::less<>> refused_;  // call_key -> first denial
   const Watchdog* watchdog_ = nullptr;
+  std::set<std::string, std::less<>> bindings_;  // the tools a script may call
 };
 
 std::string Run::output_text() const {
@@ -234,7 +236,7 @@ ToolOutput Run::ended_early(RunnerProcess::Io io, std::string_view waiting_for) 
 
 bool is_refusal_stage(std::string_view stage) {
   return stage == stage::pre_execute || stage == stage::approval || stage == stage::guard ||
-         stage == stage::post_execute;
+         stage == stage::post_execute || stage == stage::fs_guard;
 }
 
 }  // namespace
@@ -296,6 +298,16 @@ std::optional<ToolOutput> Run::serve_call(json::object& msg) {
   std::string sent_key = call_key(tool_name, args->get_object());
   if (auto it = refused_.find(sent_key); it != refused_.end())
     binding.refuse_now = again(it->second);
+  if (!bindings_.count(tool_name))
+    // Not one of the script's tools: the host's plumbing, a tool whose
+    // definition is not trusted, or no tool at all.
+    binding.refuse_now = ErrorInfo{
+        std::string(error_code::denied),
+        "\"" + tool_name + "\" is not one of the tools a script can call" +
+            (bindings_.empty() ? std::string() : " (see run_code's description for the list)"),
+        std::string(stage::call),
+        "host/code-mode",
+        {}};
   binding.check = [&](const json::object& final_arguments) -> std::optional<ErrorInfo> {
     auto it = refused_.find(call_key(tool_name, final_arguments));
     if (it == refused_.end()) return std::nullopt;
@@ -369,7 +381,10 @@ ToolOutput Run::go(RunnerPool& pool, const std::vector<std::string>& tools) {
   watchdog_ = &watchdog;
 
   json::array names;
-  for (const auto& t : tools) names.emplace_back(t);
+  for (const auto& t : tools) {
+    names.emplace_back(t);
+    bindings_.insert(t);
+  }
   json::object start{{"type", "start"},
                      {"code", code->get_string()},
                      {"tools", std::move(names)},
@@ -395,6 +410,9 @@ ToolOutput Run::go(RunnerPool& pool, const std::vector<std::string>& tools) {
       }
       return ended_early(io, ready ? "the script ran" : "starting");
     }
+    // Past the deadline (or cancelled) nothing more counts, not even a
+    // "done" that arrived just in time for the read: fail closed.
+    if (signal_->fired()) return ended_early(RunnerProcess::Io::stopped, "the script ran");
     std::string why;
     auto parsed = parse_untrusted(line, 128, &why);
     if (!parsed || !parsed->is_object() || !parsed->get_object().if_contains("type") ||
@@ -415,6 +433,10 @@ ToolOutput Run::go(RunnerPool& pool, const std::vector<std::string>& tools) {
       const json::value* text = msg.if_contains("text");
       if (!text || !text->is_string()) continue;
       std::string_view t = text->get_string();
+      if (output_dropped_) {  // once cut, nothing more is appended
+        output_dropped_ += t.size() + 1;
+        continue;
+      }
       std::size_t room =
           o_.max_output_bytes > output_.size() ? o_.max_output_bytes - output_.size() : 0;
       std::string_view kept = utf8_prefix(t, room > 0 ? room - 1 : 0);

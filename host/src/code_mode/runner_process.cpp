@@ -106,17 +106,24 @@ const std::string& no_new_processes_filter() {
 // empty environment, a small private /tmp.
 std::vector<std::string> sandbox_argv(const RunnerSpawn& how, const std::string& bwrap,
                                       const std::string& node, int seccomp_fd) {
-  std::vector<std::string> a = {
-      bwrap,
-      "--unshare-all",   // ipc, pid, net, uts, cgroup (user: "-try")
-      "--unshare-user",  // ...so always, also for root
-      "--disable-userns", "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL",
-      "--uid", "65534", "--gid", "65534", "--hostname", "toolgate-run-code",
-      // Libraries only: no shells, no other programs to run.
-      "--ro-bind", "/usr/lib", "/usr/lib", "--ro-bind-try", "/usr/lib64", "/usr/lib64", "--symlink",
-      "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--ro-bind", node, node, "--proc",
-      "/proc", "--dev", "/dev", "--size", std::to_string(how.tmp_bytes), "--tmpfs", "/tmp",
-      "--chdir", "/tmp", "--seccomp", std::to_string(seccomp_fd), "--"};
+  std::vector<std::string> a = {bwrap};
+  auto add = [&](std::initializer_list<std::string> args) { a.insert(a.end(), args); };
+  // Namespaces: ipc, pid, net, uts, cgroup ("--unshare-all" only tries the
+  // user namespace, so it is asked for too), and no more of them inside.
+  add({"--unshare-all", "--unshare-user", "--disable-userns"});
+  add({"--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL"});
+  add({"--uid", "65534", "--gid", "65534", "--hostname", "toolgate-run-code"});
+  // Of the host's files, the libraries and node only: no shells, no other
+  // programs, no /etc, no home.
+  add({"--ro-bind", "/usr/lib", "/usr/lib", "--ro-bind-try", "/usr/lib64", "/usr/lib64"});
+  add({"--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64"});
+  add({"--ro-bind", node, node, "--proc", "/proc", "--dev", "/dev"});
+  add({"--size", std::to_string(how.tmp_bytes), "--tmpfs", "/tmp", "--chdir", "/tmp"});
+  add({"--seccomp", std::to_string(seccomp_fd)});
+  // Last: the root and /dev (with /dev/shm) become read-only -- otherwise
+  // unbounded tmpfs, whose pages no rlimit counts.  /tmp, a mount of its
+  // own, stays writable within its size.
+  add({"--remount-ro", "/", "--remount-ro", "/dev", "--"});
   return a;
 }
 
@@ -172,6 +179,25 @@ std::unique_ptr<RunnerProcess> RunnerProcess::start(const RunnerSpawn& how) {
     cleanup();
     throw RunnerUnavailable(std::string("Code Mode cannot start a runner: ") + std::strerror(e));
   }
+  // The child's ends move to descriptors 10 and up, so that the dup2s below
+  // cannot overwrite one another -- a host started with 0, 1 or 2 closed
+  // would otherwise hand these out as 0..3.
+  for (int* fd : {&channel[1], &err[1], &seccomp[0]}) {
+    if (*fd < 0) continue;
+    int moved = ::fcntl(*fd, F_DUPFD_CLOEXEC, 10);
+    if (moved < 0) {
+      int e = errno;
+      cleanup();
+      throw RunnerUnavailable(std::string("Code Mode cannot start a runner: ") + std::strerror(e));
+    }
+    ::close(*fd);
+    *fd = moved;
+  }
+  struct rlimit nofile {};
+  ::getrlimit(RLIMIT_NOFILE, &nofile);
+  const int max_fd = nofile.rlim_cur == RLIM_INFINITY || nofile.rlim_cur > 65536
+                         ? 65536
+                         : static_cast<int>(nofile.rlim_cur);
   if (how.sandboxed) {
     // A few hundred bytes: fits the pipe, and bwrap reads it all at start.
     if (::write(seccomp[1], filter.data(), filter.size()) != static_cast<ssize_t>(filter.size())) {
@@ -211,8 +237,11 @@ std::unique_ptr<RunnerProcess> RunnerProcess::start(const RunnerSpawn& how) {
     ::dup2(channel[1], STDOUT_FILENO);
     ::dup2(err[1], STDERR_FILENO);
     if (how.sandboxed) ::dup2(seccomp[0], seccomp_child_fd);
-    // Nothing else of the host's: every other descriptor closes.
-    ::close_range(how.sandboxed ? seccomp_child_fd + 1 : STDERR_FILENO + 1, ~0U, 0);
+    // Nothing else of the host's: every other descriptor closes (one by
+    // one where the kernel has no close_range, before 5.9).
+    const int first_other = how.sandboxed ? seccomp_child_fd + 1 : STDERR_FILENO + 1;
+    if (::close_range(static_cast<unsigned>(first_other), ~0U, 0) != 0)
+      for (int fd = first_other; fd < max_fd; ++fd) ::close(fd);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);
@@ -274,9 +303,10 @@ bool RunnerProcess::exited() {
   if (reaped_) return true;
   int st = 0;
   if (::waitpid(pid_, &st, WNOHANG) == pid_) {
+    // Nothing is signalled after the reap: the pid may name someone else
+    // now.  (The seccomp filter leaves the runner no children to clean up.)
     status_ = st;
     reaped_ = true;
-    ::kill(-pid_, SIGKILL);  // anything it left in its group
   }
   return reaped_;
 }

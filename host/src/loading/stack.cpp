@@ -34,11 +34,11 @@ void apply(Candidate& c, const HookSettings& s, const std::string& file) {
   bool orders = s.priority || s.before || s.after;
   if (!kind.ordered && orders)
     fail(file, s.json_path,
-         kind.kind == HookKind::guard
-             ? "guard " + c.id + " cannot be ordered: guards all run and any deny denies"
-             : "observer " + c.id + " cannot be ordered: observers run in registration order",
-         "remove priority/before/after for this " +
-             std::string(kind.kind == HookKind::guard ? "guard" : "observer"));
+         kind.kind == HookKind::result_observer
+             ? "observer " + c.id + " cannot be ordered: observers run in registration order"
+             : std::string(kind.noun) + " " + c.id + " cannot be ordered: " +
+                   std::string(kind.noun) + "s all run and any deny denies",
+         "remove priority/before/after for this " + std::string(kind.noun));
   if (s.mode && !kind.shadowable)
     fail(file, s.json_path + "/mode",
          "\"mode\" applies to guards only, and " + c.id + " is a " + std::string(kind.stage) +
@@ -221,7 +221,7 @@ class Resolver {
     std::vector<const Candidate*> v;
     for (const auto& c : cands_)
       if (c.reg->kind() == k && c.enabled) v.push_back(&c);
-    if (k == HookKind::guard) {
+    if (k == HookKind::guard || k == HookKind::fs_guard) {
       std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->id < b->id; });
       return v;
     }

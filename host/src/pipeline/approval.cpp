@@ -14,7 +14,7 @@ void run_approval(CallState& s) {
   std::string what;
   bool ok = true;
   if (s.gen.approver) {
-    ApprovalRequest req{s.identity, s.arguments(), s.decision_reason, s.decision_source};
+    ApprovalRequest req{s.identity, s.arguments(), s.decision_reason, s.decision_source, s.signal};
     ok = guarded([&] { answer = s.gen.approver(req); }, &what);
   }
   auto took = s.now() - start;

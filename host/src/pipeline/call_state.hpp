@@ -84,6 +84,9 @@ struct CallState {
 
   CallPath path = CallPath::running;
   std::optional<ErrorInfo> error;  // set on denied / failed
+  // The tool body's first refused file mutation (fs_gate.cpp): the body's
+  // result becomes this refusal, whatever it returned.
+  std::optional<ErrorInfo> fs_refusal;
   std::uint32_t attempts = 0;
 
   // The candidate result in the result shape, and who wrote it last (for

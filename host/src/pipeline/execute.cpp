@@ -108,6 +108,19 @@ ExecResult Chain::body(const std::shared_ptr<Signal>& signal) {
   r.stage = stage::tool_body;
   r.source = tool.def.name;
   if (!ok) out = ToolOutput::failure("tool " + tool.def.name + " " + what);
+  if (s.fs_refusal) {
+    // A refused mutation ends the attempt as that refusal: a body that
+    // wrote anyway, or swallowed the answer, cannot report success.
+    s.record(stage::tool_body, tool.def.name, "fs-denied", s.now() - start,
+             {{"code", s.fs_refusal->code}});
+    ExecResult denied;
+    denied.is_error = true;
+    denied.error_code = s.fs_refusal->code;
+    denied.message = s.fs_refusal->message;
+    denied.stage = s.fs_refusal->stage;
+    denied.source = s.fs_refusal->source;
+    return denied;
+  }
   if (out.ok) {
     r.value = std::move(out.value);
     r.content = std::move(out.content);

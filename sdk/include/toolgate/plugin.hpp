@@ -230,6 +230,19 @@ using ExecuteWrapperFn = std::function<Result(const Call&, const Signal&, const 
 using PostExecuteFn = std::function<PostVerdict(const Call&)>;
 using ResultObserverFn = std::function<void(const Call&)>;
 
+// An fs guard's view of the mutation (ABI 1.5, toolgate.h 5.6): the path
+// the host resolved (links followed, `..` collapsed), the name the tool
+// used, and whether the file exists or is reached through a link.
+struct FsIntent {
+  bool edit = false;  // TG_FS_EDIT; false: TG_FS_WRITE
+  std::string_view path;
+  std::string_view requested;
+  bool exists = false;
+  bool via_link = false;
+  std::string_view content_hash;  // "sha256:<hex>" of the file now
+};
+using FsGuardFn = std::function<GuardVerdict(const Call&, const FsIntent&)>;
+
 struct HookOptions {
   std::string tool_filter;  // glob; empty = every tool
   int32_t priority = 0;
@@ -286,6 +299,13 @@ class Init {
   void result_observer(const char* name, ResultObserverFn fn, HookOptions o = {}) {
     add<ResultObserverFn, tg_result_observer_fn>(name, std::move(fn), o, &observer_tramp,
                                                  api_->register_result_observer);
+  }
+  // ABI 1.5: needs TG_CAP_FS_GUARD in the descriptor.
+  void fs_guard(const char* name, FsGuardFn fn, HookOptions o = {}) {
+    if (!TOOLGATE_HOST_HAS(api_, register_fs_guard))
+      throw std::runtime_error("this host is older than ABI 1.5 and runs no fs guards");
+    add<FsGuardFn, tg_fs_guard_fn>(name, std::move(fn), o, &fs_guard_tramp,
+                                   api_->register_fs_guard);
   }
 
   // Owned by the plugin object; freed after shutdown.
@@ -347,6 +367,23 @@ class Init {
         auto text = boost::json::serialize(v.replacement);
         if (s->api->set_result(call, to_tg(text)) != TG_OK) return TG_ERROR;
       }
+      *out = v.kind;
+      return TG_OK;
+    });
+  }
+  static tg_status fs_guard_tramp(void* ud, const tg_call* call, const tg_fs_intent* intent,
+                                  int32_t* out) {
+    auto* s = static_cast<detail::Slot<FsGuardFn>*>(ud);
+    return detail::boundary(s->api, call, [&] {
+      FsIntent i;
+      i.edit = intent->kind == TG_FS_EDIT;
+      i.path = from_tg(intent->path);
+      i.requested = from_tg(intent->requested);
+      i.exists = intent->exists != 0;
+      i.via_link = intent->via_link != 0;
+      i.content_hash = from_tg(intent->content_hash);
+      GuardVerdict v = s->fn(Call(s->api, call), i);
+      if (!v.reason.empty()) s->api->set_reason(call, to_tg(v.reason));
       *out = v.kind;
       return TG_OK;
     });

@@ -85,7 +85,9 @@ extern "C" {
  *   1.3  who asks: tg_call_info's client and agent_id (the program whose
  *        call it is, and the subagent making it)
  *   1.4  UI cards: tg_tool_definition's present_call and present_result
- *   1.5  Code Mode's caller chain: tg_call_info's parent_call_id and depth */
+ *   1.5  Code Mode's caller chain: tg_call_info's parent_call_id and depth;
+ *        file mutations: TG_CAP_FS_GUARD, register_fs_guard, fs_intent,
+ *        fs_observed and the TG_DENIED status */
 
 /* ======================================================================
  * 2. Basic types
@@ -103,6 +105,7 @@ typedef int32_t tg_status;
 #define TG_CANCELLED 6        /* a tool noticed its signal was cancelled    */
 #define TG_TIMEOUT 7          /* a tool noticed its signal's deadline       */
 #define TG_WRONG_STAGE 8      /* host function not allowed in this stage    */
+#define TG_DENIED 9           /* fs_intent: the host refused the mutation   */
 
 /* A UTF-8 string with explicit length.  `data` need not be NUL-terminated.
  * {NULL, 0} is the empty string. */
@@ -170,6 +173,7 @@ typedef const struct tg_plugin_descriptor *(*tg_entry_fn)(void);
 #define TG_CAP_POST_EXECUTE 0x08u
 #define TG_CAP_RESULT_OBSERVER 0x10u
 #define TG_CAP_TOOLS 0x20u
+#define TG_CAP_FS_GUARD 0x40u /* since ABI 1.5: fs guards (5.6)            */
 
 /* Flags. */
 #define TG_PLUGIN_SERIALIZED 0x01u   /* host never runs two callbacks at once */
@@ -334,6 +338,29 @@ typedef tg_status (*tg_pre_execute_fn)(void *user_data, tg_call *call, int32_t *
 #define TG_GUARD_ABSTAIN 0
 #define TG_GUARD_DENY 1
 typedef tg_status (*tg_guard_fn)(void *user_data, const tg_call *call, int32_t *out_verdict);
+
+/* ---- 5.6 fs guards (since ABI 1.5; monotonic, like guards) ---------------
+ * Run while a tool body runs, when the body declares that it is about to
+ * write or edit a file (host->fs_intent): on the path the host resolved --
+ * absolute, `..` collapsed, symbolic links followed -- not on whatever
+ * string the arguments held.  Answer TG_GUARD_ABSTAIN or TG_GUARD_DENY
+ * (with host->set_reason).  A failure status or an unknown verdict denies
+ * the intent; the tool's mutation then fails and its call ends as an error
+ * naming this guard.  Tool filters and "mode": "shadow" work as for guards.
+ * The call is the tool's call, read-only (call_info, arg_get work). */
+#define TG_FS_WRITE 1 /* create or overwrite a file                   */
+#define TG_FS_EDIT 2  /* change part of an existing file              */
+typedef struct tg_fs_intent {
+  uint32_t struct_size;
+  int32_t kind;        /* TG_FS_WRITE or TG_FS_EDIT                         */
+  tg_str path;         /* resolved: what the mutation will really touch     */
+  tg_str requested;    /* as the tool named it                              */
+  uint32_t exists;     /* 1: the file exists now                            */
+  uint32_t via_link;   /* 1: the requested path's last component is a link  */
+  tg_str content_hash; /* "sha256:<hex>" of the file now; empty if absent   */
+} tg_fs_intent;
+typedef tg_status (*tg_fs_guard_fn)(void *user_data, const tg_call *call,
+                                    const tg_fs_intent *intent, int32_t *out_verdict);
 
 /* ---- 5.3 execute wrappers (the onion around dispatch) -----------------
  * The first wrapper is outermost.  Call host->call_next(next, signal, &r)
@@ -581,6 +608,28 @@ struct tg_host_api {
    * case. */
   tg_status (*config_get)(tg_init_ctx *ctx, const char *json_pointer, tg_json_value *out);
   tg_status (*config_string)(tg_init_ctx *ctx, const char *json_pointer, tg_str *out);
+
+  /* ---- since ABI 1.5: file mutations (docs/design.md §2.13) -------------
+   * register_fs_guard: as register_guard, for TG_CAP_FS_GUARD (5.6).
+   *
+   * fs_intent (a tool body only): call it right before creating,
+   * overwriting or editing a file, with kind TG_FS_WRITE or TG_FS_EDIT and
+   * the path.  The host resolves the path, checks read-before-edit (an
+   * existing file must have been observed in this session with the content
+   * it has now) and runs the fs guards.  TG_OK: go ahead, and write to
+   * *out_path (the resolved path, borrowed for the callback) -- not to the
+   * name you passed, which may resolve differently later.  TG_DENIED: do not
+   * touch the file; *out_reason says why (borrowed), and the call ends as an
+   * error naming the refusal whatever the tool then returns.
+   *
+   * fs_observed (a tool body only): the session has now seen `path` with
+   * this content (a read, or the tool's own write): a later edit of it is
+   * checked against `content_hash` ("sha256:<hex>" of the bytes; empty:
+   * the host hashes the file itself). */
+  tg_status (*register_fs_guard)(tg_init_ctx *ctx, const tg_hook_options *o, tg_fs_guard_fn fn);
+  tg_status (*fs_intent)(tg_call *call, int32_t kind, tg_str path, tg_str *out_path,
+                         tg_str *out_reason);
+  tg_status (*fs_observed)(tg_call *call, tg_str path, tg_str content_hash);
 };
 
 #ifdef __cplusplus

@@ -35,6 +35,7 @@ pub const TG_CONFIG_REJECTED: tg_status = 5;
 pub const TG_CANCELLED: tg_status = 6;
 pub const TG_TIMEOUT: tg_status = 7;
 pub const TG_WRONG_STAGE: tg_status = 8;
+pub const TG_DENIED: tg_status = 9;
 
 /// UTF-8 text with an explicit length; `data` need not be NUL-terminated.
 #[repr(C)]
@@ -98,6 +99,7 @@ pub const TG_CAP_EXECUTE_WRAPPER: u32 = 0x04;
 pub const TG_CAP_POST_EXECUTE: u32 = 0x08;
 pub const TG_CAP_RESULT_OBSERVER: u32 = 0x10;
 pub const TG_CAP_TOOLS: u32 = 0x20;
+pub const TG_CAP_FS_GUARD: u32 = 0x40;
 
 pub const TG_PLUGIN_SERIALIZED: u32 = 0x01;
 pub const TG_PLUGIN_NEVER_UNLOAD: u32 = 0x02;
@@ -170,6 +172,24 @@ pub const TG_GUARD_ABSTAIN: i32 = 0;
 pub const TG_GUARD_DENY: i32 = 1;
 pub type tg_guard_fn = Option<
     unsafe extern "C" fn(user_data: *mut c_void, call: *const tg_call, out_verdict: *mut i32) -> tg_status,
+>;
+
+// ---- 5.6 fs guards (since ABI 1.5) ----
+pub const TG_FS_WRITE: i32 = 1;
+pub const TG_FS_EDIT: i32 = 2;
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct tg_fs_intent {
+    pub struct_size: u32,
+    pub kind: i32,
+    pub path: tg_str,
+    pub requested: tg_str,
+    pub exists: u32,
+    pub via_link: u32,
+    pub content_hash: tg_str,
+}
+pub type tg_fs_guard_fn = Option<
+    unsafe extern "C" fn(*mut c_void, *const tg_call, *const tg_fs_intent, *mut i32) -> tg_status,
 >;
 
 pub type tg_execute_wrapper_fn = Option<
@@ -332,6 +352,13 @@ pub struct tg_host_api {
         Option<unsafe extern "C" fn(*mut tg_init_ctx, *const c_char, *mut tg_json_value) -> tg_status>,
     pub config_string:
         Option<unsafe extern "C" fn(*mut tg_init_ctx, *const c_char, *mut tg_str) -> tg_status>,
+
+    // since ABI 1.5: file mutations
+    pub register_fs_guard:
+        Option<unsafe extern "C" fn(*mut tg_init_ctx, *const tg_hook_options, tg_fs_guard_fn) -> tg_status>,
+    pub fs_intent:
+        Option<unsafe extern "C" fn(*mut tg_call, i32, tg_str, *mut tg_str, *mut tg_str) -> tg_status>,
+    pub fs_observed: Option<unsafe extern "C" fn(*mut tg_call, tg_str, tg_str) -> tg_status>,
 }
 
 /// `TOOLGATE_HOST_HAS(api, member)`: whether the host's table has the
