@@ -135,6 +135,20 @@ expect "--code-sandbox without --code-mode is a usage error" 2 '\-\-code-sandbox
   "$tg" call "$m/layers" --code-sandbox none --tool greet --args '{}'
 expect "tools --typescript declares the tools" 0 'greet\(args: \{' "$tg" tools "$m/layers" --typescript
 expect "tools --code-mode lists run_code" 0 'run_code +Runs a JavaScript program' "$tg" tools "$m/layers" --code-mode
+
+# The file tools, with guard-paths' fs guard holding its write roots.
+mkdir -p "$work/ws/out"
+printf '{"toolgate":1,"plugins":[{"id":"toolgate.guard-paths","path":"%s","config":{"read_roots":["%s"],"write_roots":["%s"],"base":"%s"}}]}' \
+  "$2/../plugins/toolgate_guard-paths.so" "$work/ws" "$work/ws/out" "$work/ws" > "$work/ws-policy.json"
+expect "fs.write inside the write roots" 0 '"created":true' \
+  "$tg" call "$work/ws-policy.json" --tools fs --workspace "$work/ws" --tool fs.write --args '{"path":"out/a.txt","content":"hi"}'
+expect "fs.write outside them is denied by guard-paths" 1 '"source":"toolgate.guard-paths/' \
+  "$tg" call "$work/ws-policy.json" --tools fs --workspace "$work/ws" --tool fs.write --args '{"path":"b.txt","content":"hi"}'
+if [ -e "$work/ws/b.txt" ]; then echo "FAIL fs.write: the denied file exists"; fails=$((fails + 1)); fi
+expect "fs.edit of a file this session did not read is refused" 1 '"source":"host/read-before-edit"' \
+  "$tg" call "$work/ws-policy.json" --tools fs --workspace "$work/ws" --tool fs.edit --args '{"path":"out/a.txt","old":"hi","new":"ho"}'
+expect "--workspace without --tools is a usage error" 2 'needs --tools fs' \
+  "$tg" call "$m/layers" --workspace /tmp --tool greet --args '{}'
 expect "--trace shows every verdict" 0 'trace: guard example.no-root/no-root would-deny' \
   sh -c "'$tg' call '$m/layers' --tool greet --args '{\"name\":\"root\"}' --trace 2>&1 | sed -E 's/ +/ /g'"
 expect "--approve yes" 0 '"text":"Hello, Ada!"' "$tg" call "$m/2-ask.json" --tool greet --args '{"name":"Ada"}' --approve yes

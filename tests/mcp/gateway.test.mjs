@@ -9,7 +9,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -453,6 +453,39 @@ test('Code Mode only: run_code is the only tool, and the server tools are refuse
       code: `return (await tools.list_directory({path: ${JSON.stringify(root)}}));` } });
     assert.notEqual(r.isError, true, JSON.stringify(r));
     assert.match(JSON.stringify(r.structuredContent), /hello\.txt/);
+  } finally { await c.close(); }
+});
+
+// ---- the gateway's own file tools (--tools fs): the fs gate through a real client -------
+test('--tools fs: the file tools are served, read-before-edit holds across calls, guard-paths holds writes through a link', async () => {
+  const ws = path.join(root, 'ws');
+  mkdirSync(ws, { recursive: true });
+  writeFileSync(path.join(ws, 'plan.md'), 'step one\n');
+  const c = await connect({ gatewayArgs: ['--tools', 'fs', '--workspace', root, '--code-mode'] });
+  try {
+    const { tools } = await c.client.listTools();
+    const names = tools.map((t) => t.name);
+    for (const n of ['fs.read', 'fs.write', 'fs.edit', 'fs.list', 'read_text_file', 'run_code'])
+      assert.ok(names.includes(n), `${n} in ${names}`);
+    const edit = { name: 'fs.edit', arguments: { path: 'ws/plan.md', old: 'one', new: 'two' } };
+    const refused = await c.client.callTool(edit);
+    assert.equal(refused.isError, true, JSON.stringify(refused));
+    assert.equal(errorOf(refused).source, 'host/read-before-edit');
+    assert.equal(readFileSync(path.join(ws, 'plan.md'), 'utf8'), 'step one\n');
+    // The same session reads it, then the edit goes through.
+    assert.notEqual((await c.client.callTool({ name: 'fs.read', arguments: { path: 'ws/plan.md' } })).isError, true);
+    const edited = await c.client.callTool(edit);
+    assert.notEqual(edited.isError, true, JSON.stringify(edited));
+    assert.equal(readFileSync(path.join(ws, 'plan.md'), 'utf8'), 'step two\n');
+    // A link inside the workspace to a file outside guard-paths' write roots:
+    // refused, whoever asks (here a script through run_code), nothing written.
+    symlinkSync(path.join(outside, 'via-link.txt'), path.join(ws, 'link.txt'));
+    const r = await c.client.callTool({ name: 'run_code', arguments: { code:
+      `try { await tools["fs.write"]({path: "ws/link.txt", content: "x"}); return "written"; }
+       catch (e) { return e.name + ": " + e.message; }` } });
+    assert.notEqual(r.isError, true, JSON.stringify(r));
+    assert.match(textOf(r), /ToolDenied: .*outside the write roots/);
+    assert.equal(existsSync(path.join(outside, 'via-link.txt')), false);
   } finally { await c.close(); }
 });
 

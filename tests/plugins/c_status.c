@@ -8,6 +8,10 @@
  *                      refused with TG_WRONG_STAGE makes the guard deny
  *                      ("mutation allowed: ...") or the wrapper fail
  *   {"tool":"bad-json"|"no-value"|"error"|"timeout"}
+ *   {"tool":"write"}   c_tool declares a write of the "/path" argument
+ *                      (fs_intent, ABI 1.5) and, when allowed, writes
+ *                      "from C" to the resolved path; when denied it fails
+ *                      with the host's reason
  *   {"finalize":"change-error"|"fail"}
  *   {"guard":"who"}    the guard reads call_info (ABI 1.3) and denies with
  *                      "client=<client> agent=<agent_id>"
@@ -143,6 +147,39 @@ static tg_status post(void *ud, tg_call *call, int32_t *verdict) {
   return fail_if((const state *)ud, call, "post");
 }
 
+/* {"tool":"write"}: a C tool body passing the fs gate before it writes. */
+static tg_status write_file(tg_call *call) {
+  tg_str path, resolved = {0}, reason = {0};
+  char name[512];
+  FILE *f;
+  if (host->arg_string(call, "/path", &path) != TG_OK || path.size >= sizeof name) {
+    host->set_error(call, "c_tool needs a short \"path\"");
+    return TG_ERROR;
+  }
+  if (host->fs_intent(call, TG_FS_WRITE, path, &resolved, &reason) != TG_OK) {
+    char msg[600];
+    int n = snprintf(msg, sizeof msg, "refused: %.*s", (int)reason.size, reason.data);
+    (void)n;
+    host->set_error(call, msg);
+    return TG_ERROR;
+  }
+  if (resolved.size >= sizeof name) {
+    host->set_error(call, "resolved path too long for this test");
+    return TG_ERROR;
+  }
+  memcpy(name, resolved.data, resolved.size);
+  name[resolved.size] = '\0';
+  f = fopen(name, "w");
+  if (!f) {
+    host->set_error(call, "cannot open the file");
+    return TG_ERROR;
+  }
+  fputs("from C", f);
+  fclose(f);
+  host->fs_observed(call, resolved, (tg_str){0, 0});
+  return host->set_value(call, str("\"written\""));
+}
+
 static tg_status tool_execute(void *ud, tg_call *call, const tg_signal *signal) {
   const state *s = (const state *)ud;
   tg_str who;
@@ -160,6 +197,7 @@ static tg_status tool_execute(void *ud, tg_call *call, const tg_signal *signal) 
     host->set_error(call, "c_tool gave up");
     return TG_TIMEOUT;
   }
+  if (strcmp(s->tool, "write") == 0) return write_file(call);
   if (host->arg_string(call, "/who", &who) != TG_OK) who = str("nobody");
   {
     char buf[128];

@@ -4,6 +4,7 @@
 #include "test_support.hpp"
 
 #include "fs_tools.hpp"
+#include "sample_tools.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -255,4 +256,42 @@ TEST(FsGate, GuardPathsDeniesAWriteNoArgumentRevealed) {
   EXPECT_NE(r.error->message.find("outside the write roots"), std::string::npos)
       << r.error->message;
   EXPECT_FALSE(fs::exists(other / "build.log"));
+}
+
+// A C tool passes the same gate through the C ABI (fs_intent, fs_observed).
+TEST(FsGate, ACToolDeclaresItsWriteThroughTheCAbi) {
+  Fixture f;
+  TempDir dir;
+  auto root = fs::canonical(dir.path);
+  f.host.load_manifest(dir.write(
+      "c.json", manifest_for("test.c-status", test_plugin("c_status"), {{"tool", "write"}})));
+  f.host.add_fs_guard("test", {"no-secret"}, [](const FsGuardCall& c) {
+    return std::string_view(c.intent.path).find("secret") != std::string_view::npos
+               ? std::optional<std::string>("no secrets")
+               : std::nullopt;
+  });
+  auto ok = f.call("c_tool", {{"path", (root / "plain.txt").string()}});
+  ASSERT_FALSE(ok.is_error) << json::serialize(ok.to_json());
+  EXPECT_EQ(slurp(root / "plain.txt"), "from C");
+  EXPECT_EQ(f.recorder->of_type("fs/observed").size(), 1u);
+  auto denied = f.call("c_tool", {{"path", (root / "secret.txt").string()}});
+  ASSERT_TRUE(denied.is_error);
+  EXPECT_EQ(denied.error->source, "test/no-secret");
+  EXPECT_FALSE(fs::exists(root / "secret.txt"));
+}
+
+// A tool-owned event: the sample todo tool writes todo/write to the log.
+TEST(ToolEvents, TheTodoToolEmitsTodoWrite) {
+  Fixture f;
+  f.host.register_tool(toolgate::samples::todo_tool());
+  json::array todos{json::object{{"content", "read the spec"}, {"status", "completed"}},
+                    json::object{{"content", "write the code"}, {"status", "in_progress"}}};
+  auto r = f.call("todo.write", {{"todos", todos}});
+  ASSERT_FALSE(r.is_error) << json::serialize(r.to_json());
+  auto events = f.recorder->of_type("todo/write");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].data.at("todos"), todos);
+  EXPECT_TRUE(
+      f.call("todo.write", {{"todos", json::array{json::object{{"content", "x"}}}}}).is_error);
+  EXPECT_EQ(f.recorder->of_type("todo/write").size(), 1u);
 }

@@ -54,7 +54,7 @@ struct Gateway::Impl final : PeerHandler {
         pins(pins_from(opt)),
         tools(
             h, [this](const ToolContext& c) { return forward_call(c); },
-            [this](const ToolContext& c) { return forward_request(c); }, pins),
+            [this](const ToolContext& c) { return forward_request(c); }, pins, opt.own_tools),
         pool(opt.max_calls_in_flight),
         server_request_pool(opt.max_calls_in_flight) {
     client.connect(server, *this);
@@ -140,8 +140,8 @@ struct Gateway::Impl final : PeerHandler {
       const auto* had_cursor = request.note.if_contains("had_cursor");
       tools.on_list_result(r, had_cursor && had_cursor->as_bool());
       auto listed = tools.without_blocked(r);
-      if (opt.code_tools == GatewayOptions::CodeTools::off) return listed;
-      return with_run_code(listed ? *listed : r);
+      if (opt.code_tools == GatewayOptions::CodeTools::off && opt.own_tools.empty()) return listed;
+      return with_gateway_tools(listed ? *listed : r);
     }
     if (request.method == "initialize") {
       if (const auto* v = r.if_contains("protocolVersion"); v && v->is_string()) {
@@ -171,21 +171,25 @@ struct Gateway::Impl final : PeerHandler {
     return &from == &server || !(client.gone() || server.gone());
   }
 
-  // Code Mode: run_code on the last page of the list (its description now
-  // declares the tools just registered), and with CodeTools::only nothing
-  // else.
-  json::object with_run_code(const json::object& result) const {
+  // The gateway's own tools (--tools) and run_code on the last page of the
+  // list (run_code's description now declares the tools just registered);
+  // with CodeTools::only, run_code alone.
+  json::object with_gateway_tools(const json::object& result) const {
     json::object out = result;
     json::array listed;
-    if (opt.code_tools == GatewayOptions::CodeTools::alongside)
+    const bool only = opt.code_tools == GatewayOptions::CodeTools::only;
+    if (!only)
       if (const auto* t = result.if_contains("tools"); t && t->is_array()) listed = t->get_array();
     const auto* next = result.if_contains("nextCursor");
     if (!(next && next->is_string()))
-      for (auto& t : host.tools_json())
-        if (t.at("name").as_string() == code_mode_tool) {
-          t.as_object().erase("owner");
-          listed.push_back(std::move(t));
-        }
+      for (auto& t : host.tools_json()) {
+        const auto name = t.at("name").as_string();
+        const bool code =
+            name == code_mode_tool && opt.code_tools != GatewayOptions::CodeTools::off;
+        if (!code && (only || !tools.is_own(name))) continue;
+        t.as_object().erase("owner");
+        listed.push_back(std::move(t));
+      }
     out["tools"] = std::move(listed);
     return out;
   }
@@ -254,7 +258,7 @@ struct Gateway::Impl final : PeerHandler {
     try {
       if (call->tool == code_mode_tool)
         tools.ensure_listed(server, *call->signal, &call->waiting);
-      else if (!call->gated)
+      else if (!call->gated && !tools.is_own(call->tool))
         tools.ensure(call->tool, server, *call->signal, &call->waiting);
       if (auto clash = call->gated ? std::nullopt : tools.clash_for(call->tool)) {
         response = to_json_text(make_error(call->client_id, rpc_error::invalid_params, *clash));

@@ -22,9 +22,17 @@ std::string clash_text(std::string_view tool, std::string_view plugin) {
 
 }  // namespace
 
-ServerTools::ServerTools(Host& host, Body body, Body gated_body, ToolPins& pins)
-    : host_(host), body_(std::move(body)), gated_(gated_definitions(gated_body)), pins_(pins) {
-  host_.set_tools(gated_, false);
+ServerTools::ServerTools(Host& host, Body body, Body gated_body, ToolPins& pins,
+                         std::vector<ToolDefinition> own_tools)
+    : host_(host),
+      body_(std::move(body)),
+      gated_(gated_definitions(gated_body)),
+      own_(std::move(own_tools)),
+      pins_(pins) {
+  for (const auto& t : own_) own_names_.insert(t.name);
+  auto all = gated_;
+  all.insert(all.end(), own_.begin(), own_.end());
+  host_.set_tools(std::move(all), false);
 }
 
 void ServerTools::on_list_result(const json::object& result, bool had_cursor) {
@@ -127,6 +135,13 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
           def->name);
       continue;
     }
+    if (own_names_.count(def->name)) {
+      spdlog::error(
+          "the MCP server lists a tool named \"{}\", the name of one of the gateway's "
+          "own tools (--tools): the server's is not served",
+          def->name);
+      continue;
+    }
     if (!names.insert(def->name).second) {
       spdlog::warn("the MCP server lists tool \"{}\" twice; keeping the first", def->name);
       continue;
@@ -144,7 +159,10 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
     defs.push_back(std::move(*def));
   }
   // A complete list replaces every other tool: the reserved calls stay.
-  if (complete) defs.insert(defs.end(), gated_.begin(), gated_.end());
+  if (complete) {
+    defs.insert(defs.end(), gated_.begin(), gated_.end());
+    defs.insert(defs.end(), own_.begin(), own_.end());
+  }
   try {
     host_.set_tools(std::move(defs), complete);
   } catch (const std::exception& e) {

@@ -35,7 +35,10 @@ class ServerTools {
   // (gated_requests.hpp), running `gated_body`, which stay registered
   // whatever the server lists.
   // Every listed definition is checked against `pins` (tool_pins.hpp).
-  ServerTools(Host& host, Body body, Body gated_body, ToolPins& pins);
+  ServerTools(Host& host, Body body, Body gated_body, ToolPins& pins,
+              std::vector<ToolDefinition> own_tools = {});
+  // One of the gateway's own tools (GatewayOptions::own_tools).
+  bool is_own(std::string_view tool) const { return own_names_.count(tool) != 0; }
 
   // A tools/list result the client asked for, with or without a cursor.
   void on_list_result(const boost::json::object& result, bool had_cursor);
@@ -62,6 +65,8 @@ class ServerTools {
   Host& host_;
   Body body_;
   std::vector<ToolDefinition> gated_;
+  std::vector<ToolDefinition> own_;  // kept registered like gated_
+  std::set<std::string, std::less<>> own_names_;
   ToolPins& pins_;
   std::mutex mutex_;
   std::set<std::string, std::less<>> known_;

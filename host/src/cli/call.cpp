@@ -56,9 +56,10 @@ void print_trace(const Event& e) {
 
 int run_call(const Args& args) {
   CommonOptions o;
-  auto rest = parse_common(
-      args, o, {"--tool", "--args", "--approve", "--events", "--stub", "--code-sandbox"},
-      {"--trace", "--code-mode"});
+  auto rest = parse_common(args, o,
+                           {"--tool", "--args", "--approve", "--events", "--stub", "--code-sandbox",
+                            "--tools", "--workspace"},
+                           {"--trace", "--code-mode"});
   auto code_mode = code_mode_flags(rest);
   auto stubs = stub_tools(rest);  // checked before any plugin's init runs
   for (auto& t : tool_set_flags(rest)) stubs.push_back(std::move(t));

@@ -160,6 +160,7 @@ const std::vector<Command>& commands() {
       {"mcp",
        "mcp M... [--events FILE] [--max-message-bytes N] [--max-calls-in-flight N]\n"
        "        [--pins FILE] [--code-mode | --code-mode-only] [--code-sandbox S]\n"
+       "        [--tools fs [--workspace DIR]]\n"
        "        [--on-drift block|ask|allow] [--no-strict] -- CMD ARGS...\n"
        "       toolgate mcp pin [--pins FILE] -- CMD ARGS...",
        "MCP gateway: run CMD as an MCP server on stdio and\n"
@@ -186,11 +187,11 @@ const std::vector<Command>& commands() {
        "                                the default), the user is asked before each\n"
        "                                call (ask), or it is only logged (allow)\n"
        "  --code-mode-only              offer run_code instead of the server's tools\n"
-       "                                (which stay its bindings)\n" CODE_MODE_HELP
+       "                                (which stay its bindings)\n" CODE_MODE_HELP TOOL_SET_HELP
        "  -- CMD ARGS...                the server's command; what follows -- is its own\n",
        true,
        {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins", "--on-drift",
-        "--code-sandbox"},
+        "--code-sandbox", "--tools", "--workspace"},
        toolgate::cli::run_mcp},
       {"serve",
        "serve M... [--socket PATH] [--group NAME] [--allow-user USER]... [--no-probe]\n"

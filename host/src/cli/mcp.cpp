@@ -85,7 +85,7 @@ int run_mcp(const Args& args) {
   o.load.strict_plugin_builds = true;
   auto rest = parse_common(before, o,
                            {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins",
-                            "--on-drift", "--code-sandbox"},
+                            "--on-drift", "--code-sandbox", "--tools", "--workspace"},
                            {"--code-mode", "--code-mode-only"});
   // --code-mode-only implies --code-mode.
   if (has_flag(rest, "--code-mode-only") && !has_flag(rest, "--code-mode"))
@@ -110,6 +110,7 @@ int run_mcp(const Args& args) {
                          if (pid_t g = server_group.load(); g > 0) ::kill(-g, SIGKILL);
                        }});
   mcp::GatewayOptions go;
+  go.own_tools = tool_set_flags(rest);
   go.session_id = "mcp-" + std::to_string(::getpid());
   if (auto n = flag_value(rest, "--max-message-bytes"))
     go.max_message_bytes = static_cast<std::size_t>(

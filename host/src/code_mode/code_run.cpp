@@ -412,7 +412,18 @@ ToolOutput Run::go(RunnerPool& pool, const std::vector<std::string>& tools) {
     }
     // Past the deadline (or cancelled) nothing more counts, not even a
     // "done" that arrived just in time for the read: fail closed.
-    if (signal_->fired()) return ended_early(RunnerProcess::Io::stopped, "the script ran");
+    // (The run's own signal is not asked: the watchdog cancels it when the
+    // runner exits, which it does right after a "done".)
+    if (ctx_.signal->state() == SignalState::cancelled) {
+      runner_->kill();
+      return failure("the run was cancelled", "cancelled");
+    }
+    if (Clock::now() >= deadline_ || ctx_.signal->fired()) {
+      runner_->kill();
+      return failure("the script ran past its deadline of " + std::to_string(timeout_.count()) +
+                         " ms and was stopped",
+                     "timeout");
+    }
     std::string why;
     auto parsed = parse_untrusted(line, 128, &why);
     if (!parsed || !parsed->is_object() || !parsed->get_object().if_contains("type") ||

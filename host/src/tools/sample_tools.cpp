@@ -25,6 +25,38 @@ ToolDefinition greeting_tool() {
   return t;
 }
 
+ToolDefinition todo_tool() {
+  ToolDefinition t;
+  t.name = "todo.write";
+  t.description = "Replaces the session's todo list.";
+  t.input_schema = boost::json::parse(
+      R"({"type":"object","required":["todos"],"properties":{"todos":{"type":"array","items":{)"
+      R"("type":"object","required":["content","status"],"properties":{"content":{"type":"string"},)"
+      R"("status":{"enum":["pending","in_progress","completed"]}}}}}})");
+  t.execute = [](const ToolContext& ctx) {
+    const auto* todos = ctx.call.arguments.if_contains("todos");
+    if (!todos || !todos->is_array())
+      return ToolOutput::failure("todo.write needs \"todos\", a list");
+    for (const auto& item : todos->get_array()) {
+      const auto* o = item.if_object();
+      const auto* content = o ? o->if_contains("content") : nullptr;
+      const auto* status = o ? o->if_contains("status") : nullptr;
+      const bool known_status =
+          status && status->is_string() &&
+          (status->get_string() == "pending" || status->get_string() == "in_progress" ||
+           status->get_string() == "completed");
+      if (!content || !content->is_string() || !known_status)
+        return ToolOutput::failure(
+            "each todo needs a string \"content\" and a \"status\" of pending, in_progress or "
+            "completed");
+    }
+    // A tool-owned event: the host reserves its own types, not this one.
+    ctx.call.emit("todo/write", {{"todos", *todos}});
+    return ToolOutput::success(boost::json::object{{"todos", *todos}});
+  };
+  return t;
+}
+
 ToolDefinition slow_tool() {
   ToolDefinition t;
   t.name = "slow";

@@ -12,6 +12,12 @@ ToolDefinition greeting_tool();
 // "timeout" or "cancelled" when the signal fires first.
 ToolDefinition slow_tool();
 
+// todo.write {"todos": [{"content": "...", "status": "pending" |
+// "in_progress" | "completed"}]} -> the list, checked; it also appends a
+// tool-owned `todo/write` event (the list) to the session log, which is how
+// an agent's UI follows a plan without parsing results.
+ToolDefinition todo_tool();
+
 // A test bench tool (`toolgate call --stub NAME[:SCHEMA]`): any name, any
 // arguments; it succeeds with {"tool": NAME, "arguments": ARGS} as its value
 // and says so in one text block, so a guard or hook can be exercised

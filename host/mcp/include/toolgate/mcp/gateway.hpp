@@ -54,6 +54,11 @@ struct GatewayOptions {
   // pipeline.
   enum class CodeTools { off, alongside, only };
   CodeTools code_tools = CodeTools::off;
+  // Tools the gateway serves itself, besides the server's (toolgate's file
+  // tools: `toolgate mcp --tools fs`): listed after the server's on the
+  // last page, called through the pipeline in this process.  A server tool
+  // of the same name is not served.
+  std::vector<ToolDefinition> own_tools = {};
 };
 
 // `toolgate mcp pin`: initializes `server`, lists every tool, and returns
