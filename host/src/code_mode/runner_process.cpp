@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -217,22 +218,6 @@ std::unique_ptr<RunnerProcess> RunnerProcess::start(const RunnerSpawn& how) {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
-    struct rlimit as {
-      how.address_space_bytes, how.address_space_bytes
-    };
-    struct rlimit cpu {
-      how.cpu_seconds, how.cpu_seconds + 1
-    };
-    struct rlimit core {
-      0, 0
-    };
-    struct rlimit fsize {
-      how.tmp_bytes, how.tmp_bytes
-    };
-    ::setrlimit(RLIMIT_AS, &as);
-    ::setrlimit(RLIMIT_CPU, &cpu);
-    ::setrlimit(RLIMIT_CORE, &core);
-    ::setrlimit(RLIMIT_FSIZE, &fsize);
     ::dup2(channel[1], STDIN_FILENO);
     ::dup2(channel[1], STDOUT_FILENO);
     ::dup2(err[1], STDERR_FILENO);
@@ -248,7 +233,26 @@ std::unique_ptr<RunnerProcess> RunnerProcess::start(const RunnerSpawn& how) {
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::execve(program.c_str(), argv.data(), envp);
+    struct rlimit as {
+      how.address_space_bytes, how.address_space_bytes
+    };
+    struct rlimit cpu {
+      how.cpu_seconds, how.cpu_seconds + 1
+    };
+    struct rlimit core {
+      0, 0
+    };
+    struct rlimit fsize {
+      how.tmp_bytes, how.tmp_bytes
+    };
+    // The limits last, through raw syscalls up to the exec: a sanitizer's
+    // interceptors allocate, and under the address-space limit they fail
+    // (ThreadSanitizer's shadow memory alone is far over 2 GiB).
+    ::syscall(SYS_prlimit64, 0, RLIMIT_CPU, &cpu, nullptr);
+    ::syscall(SYS_prlimit64, 0, RLIMIT_CORE, &core, nullptr);
+    ::syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, &fsize, nullptr);
+    ::syscall(SYS_prlimit64, 0, RLIMIT_AS, &as, nullptr);
+    ::syscall(SYS_execve, program.c_str(), argv.data(), envp);
     ::_exit(127);
   }
   const int fork_error = errno;
