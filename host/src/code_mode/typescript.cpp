@@ -161,13 +161,19 @@ Type literal(const json::value& v) {
   }
 }
 
-// A | B: `unknown` when any member is (or there is none).
-Type union_of(std::vector<Type> members) {
+// A | B or A & B: duplicates dropped, the other form's members
+// parenthesized.  An `unknown` member makes a union unknown (A | unknown is
+// unknown) and is left out of an intersection (A & unknown is A).
+Type combine(std::vector<Type> members, Form form) {
+  const bool is_union = form == Form::union_of;
   std::vector<Type> kept;
   std::size_t bytes = 0;
   for (auto& m : members) {
     if (m.overflow) return Type{{}, Form::atom, true};
-    if (is_unknown(m)) return unknown_type();
+    if (is_unknown(m)) {
+      if (is_union) return unknown_type();
+      continue;
+    }
     if (std::any_of(kept.begin(), kept.end(), [&](const Type& k) { return k.text == m.text; }))
       continue;
     bytes += m.text.size() + 5;
@@ -176,35 +182,17 @@ Type union_of(std::vector<Type> members) {
   }
   if (kept.empty()) return unknown_type();
   if (kept.size() == 1) return std::move(kept.front());
-  Type t{{}, Form::union_of};
+  const Form other = is_union ? Form::intersection : Form::union_of;
+  Type t{{}, form};
   for (std::size_t i = 0; i < kept.size(); ++i) {
-    if (i > 0) t.text += " | ";
-    t.text += kept[i].form == Form::intersection ? "(" + kept[i].text + ")" : kept[i].text;
+    if (i > 0) t.text += is_union ? " | " : " & ";
+    t.text += kept[i].form == other ? "(" + kept[i].text + ")" : kept[i].text;
   }
   return t;
 }
-
-// A & B, `unknown` members left out (A & unknown is A).
+Type union_of(std::vector<Type> members) { return combine(std::move(members), Form::union_of); }
 Type intersection_of(std::vector<Type> members) {
-  std::vector<Type> kept;
-  std::size_t bytes = 0;
-  for (auto& m : members) {
-    if (m.overflow) return Type{{}, Form::atom, true};
-    if (is_unknown(m)) continue;
-    if (std::any_of(kept.begin(), kept.end(), [&](const Type& k) { return k.text == m.text; }))
-      continue;
-    bytes += m.text.size() + 5;
-    if (bytes > max_type_bytes) return Type{{}, Form::atom, true};
-    kept.push_back(std::move(m));
-  }
-  if (kept.empty()) return unknown_type();
-  if (kept.size() == 1) return std::move(kept.front());
-  Type t{{}, Form::intersection};
-  for (std::size_t i = 0; i < kept.size(); ++i) {
-    if (i > 0) t.text += " & ";
-    t.text += kept[i].form == Form::union_of ? "(" + kept[i].text + ")" : kept[i].text;
-  }
-  return t;
+  return combine(std::move(members), Form::intersection);
 }
 
 class Renderer {
