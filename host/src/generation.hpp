@@ -26,10 +26,11 @@ struct HookInfo {
   std::string id;
   ToolFilter filter;
   int priority = 0;
-  std::string plugin;   // plugin id, or the embedder's owner name
-  std::string layer;    // manifest layer, or "host" for embedder hooks
-  bool locked = false;  // registered by a locked layer
-  bool shadow = false;  // guards in shadow mode: record, never deny
+  std::string plugin;            // plugin id, or the embedder's owner name
+  std::string layer;             // manifest layer, or "host" for embedder hooks
+  bool locked = false;           // registered by a locked layer
+  bool shadow = false;           // guards in shadow mode: record, never deny
+  DeniesAlwaysFn denies_always;  // its static verdict, when it has one
   std::vector<std::string> before, after;
   std::shared_ptr<const void> keep_alive;
 };

@@ -134,7 +134,12 @@ std::pair<std::uint64_t, std::string> add_hook(Host::Impl& impl, std::string own
   detail::EmbedderHook h;
   h.owner = std::move(owner);
   h.reg = {o.name, o.tools, o.priority,
-           detail::HookFn(std::in_place_index<static_cast<std::size_t>(K)>, std::move(fn))};
+           detail::HookFn(std::in_place_index<static_cast<std::size_t>(K)>, std::move(fn)),
+           o.denies_always};
+  if (o.denies_always && K != detail::HookKind::pre_execute && K != detail::HookKind::guard)
+    throw std::invalid_argument("hook " + o.name +
+                                ": only pre-execute hooks and guards have a static verdict "
+                                "(denies_always)");
   h.shadow = o.shadow;
   std::uint64_t serial = 0;
   std::string id = h.owner + "/" + o.name;

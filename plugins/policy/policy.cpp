@@ -59,10 +59,12 @@ struct Callers {
   std::optional<bool> subagent;
   std::optional<bool> from_code;
 
-  bool matches(const sdk::Call& call) const {
-    if (clients && !clients->matches(call.client())) return false;
-    if (subagent && *subagent != !call.agent_id().empty()) return false;
-    if (from_code && *from_code != call.from_code()) return false;
+  // `Who` is an sdk::Call or an sdk::Caller (a static verdict's question).
+  template <class Who>
+  bool matches(const Who& who) const {
+    if (clients && !clients->matches(who.client())) return false;
+    if (subagent && *subagent != who.subagent()) return false;
+    if (from_code && *from_code != who.from_code()) return false;
     return true;
   }
 };
@@ -179,10 +181,28 @@ class Policy {
       throw ConfigError("/default_reason",
                         "a default of \"ask\" or \"deny\" needs a reason; add "
                         "\"default_reason\": \"...\"");
-    init.pre_execute("rules", [this](const sdk::Call& call) { return decide(call); });
+    sdk::HookOptions o;
+    o.denies_always = [this](const sdk::Caller& who) { return denies_always(who); };
+    init.pre_execute(
+        "rules", [this](const sdk::Call& call) { return decide(call); }, o);
   }
 
  private:
+  // The static verdict (ABI 1.6): does decide() deny every call of this
+  // tool by this caller, whatever its arguments?  Walk the rules as decide()
+  // does.  A rule that matches without conditions decides for every call.
+  // A conditional deny rule either denies or lets the walk go on, so it
+  // changes nothing; any other conditional rule may stop the walk with a
+  // verdict that is not deny, so the answer is no.
+  bool denies_always(const sdk::Caller& who) const {
+    for (const Rule& r : rules_) {
+      if (!r.tools.matches(who.tool()) || !r.callers.matches(who)) continue;
+      if (r.when.empty()) return r.verdict == Verdict::deny;
+      if (r.verdict != Verdict::deny) return false;
+    }
+    return default_ == Verdict::deny;
+  }
+
   sdk::PreVerdict decide(const sdk::Call& call) const {
     LazyArgs args(call);
     for (const Rule& r : rules_) {

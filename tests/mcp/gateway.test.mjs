@@ -67,11 +67,11 @@ async function until(what, check, ms = 10000) {
 }
 
 // An SDK client connected through `toolgate mcp` to the chosen server.
-async function connect({ server = 'fs', elicit = null, log = '', gatewayArgs = [] } = {}) {
+async function connect({ server = 'fs', elicit = null, log = '', gatewayArgs = [], manifestFile = manifest } = {}) {
   const serverArgs = server === 'fs' ? [fsServer, root] : [testServer];
   const transport = new StdioClientTransport({
     command: TOOLGATE,
-    args: ['mcp', manifest, ...gatewayArgs, '--', process.execPath, ...serverArgs],
+    args: ['mcp', manifestFile, ...gatewayArgs, '--', process.execPath, ...serverArgs],
     env: { ...process.env, TG_TEST_LOG: log },
     stderr: 'pipe',
   });
@@ -497,6 +497,36 @@ function testManifest(name, plugins) {
   return file;
 }
 const testkit = (config) => ({ id: 'test.kit', path: path.join(TEST_PLUGINS, 'testkit.so'), config });
+
+test('a tool the policy denies whatever its arguments is not offered in tools/list; its calls are still denied', async () => {
+  const readOnly = testManifest('read-only', [
+    { id: 'toolgate.policy', path: path.join(PLUGINS, 'toolgate_policy.so'),
+      config: { rules: [
+        // Conditional: some arguments pass, so edit_file stays offered.
+        { tools: 'edit_file', when: [{ pointer: '/dryRun', equals: true }], verdict: 'allow' },
+        { tools: 'edit_file', verdict: 'ask', reason: 'edits need approval' },
+        // Unconditional denials: never offered.
+        { tools: ['write_file', 'move_file'], verdict: 'deny', reason: 'this session is read-only' },
+        // Only scripts are refused: offered to the client, which calls directly.
+        { tools: 'create_directory', callers: { from_code: true }, verdict: 'deny', reason: 'not from code' },
+      ] } },
+  ]);
+  const c = await connect({ manifestFile: readOnly });
+  try {
+    const { tools } = await c.client.listTools();
+    const names = tools.map((t) => t.name);
+    for (const n of ['write_file', 'move_file']) assert.ok(!names.includes(n), `${n} is offered: ${names}`);
+    for (const n of ['read_text_file', 'edit_file', 'create_directory', 'list_directory'])
+      assert.ok(names.includes(n), `${n} is not offered: ${names}`);
+    // Hiding is an offer, not the decision: a client that calls anyway is denied by the policy.
+    const target = path.join(root, 'hidden-write.txt');
+    const r = await c.client.callTool({ name: 'write_file', arguments: { path: target, content: 'x' } });
+    assert.equal(r.isError, true);
+    assert.equal(errorOf(r).code, 'denied');
+    assert.match(textOf(r), /this session is read-only/);
+    assert.ok(!existsSync(target), 'the hidden tool wrote its file');
+  } finally { await c.close(); }
+});
 
 test('raw: a tools/call sent as a notification never reaches the server', async () => {
   const log = newLog();

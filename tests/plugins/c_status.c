@@ -18,6 +18,13 @@
  *   {"card":"ok"|"fail"}  c_tool has UI cards (ABI 1.4): the pending card
  *                      quotes arguments_json, the completed one result_json;
  *                      "fail" makes present_call return TG_ERROR
+ *   {"verdict":...}    a static verdict (ABI 1.6) through set_tool_verdict:
+ *                      "guard" attaches one to the guard, denying c_tool to
+ *                      the client "mcp" always; "fail" / "bad" attach one
+ *                      that returns TG_ERROR / an unknown verdict;
+ *                      "wrapper", "unknown" (no such hook) and "twice"
+ *                      misuse set_tool_verdict, which must refuse (init
+ *                      then fails with the host's explanation)
  */
 #include <toolgate/toolgate.h>
 
@@ -31,6 +38,7 @@ typedef struct state {
   char finalize[16];
   char guard[16];
   char card[16];
+  char verdict[16];
 } state;
 
 static const tg_host_api *host;
@@ -254,6 +262,33 @@ static tg_status present_result(void *ud, tg_call *call) {
   return card_of(call, "done ", result);
 }
 
+static int str_is(tg_str s, const char *text) {
+  return s.size == strlen(text) && memcmp(s.data, text, s.size) == 0;
+}
+
+static tg_status tool_verdict(void *ud, const tg_call_info *who, int32_t *out) {
+  const state *s = (const state *)ud;
+  if (strcmp(s->verdict, "fail") == 0) return TG_ERROR;
+  if (strcmp(s->verdict, "bad") == 0) {
+    *out = 7;
+    return TG_OK;
+  }
+  *out = str_is(who->tool_name, "c_tool") && str_is(who->client, "mcp") ? TG_TOOL_DENIED_ALWAYS
+                                                                        : TG_TOOL_MAY_PASS;
+  return TG_OK;
+}
+
+static tg_status attach_verdict(const tg_host_api *api, tg_init_ctx *ctx, const state *s) {
+  if (!s->verdict[0]) return TG_OK;
+  if (strcmp(s->verdict, "wrapper") == 0)
+    return api->set_tool_verdict(ctx, "wrapper", tool_verdict);
+  if (strcmp(s->verdict, "unknown") == 0) return api->set_tool_verdict(ctx, "nope", tool_verdict);
+  if (strcmp(s->verdict, "twice") == 0 &&
+      api->set_tool_verdict(ctx, "guard", tool_verdict) != TG_OK)
+    return TG_ERROR;
+  return api->set_tool_verdict(ctx, "guard", tool_verdict);
+}
+
 static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, void **out) {
   tg_hook_options o;
   tg_tool_definition t;
@@ -266,6 +301,7 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
   config_value(config, "finalize", s->finalize, sizeof s->finalize);
   config_value(config, "guard", s->guard, sizeof s->guard);
   config_value(config, "card", s->card, sizeof s->card);
+  config_value(config, "verdict", s->verdict, sizeof s->verdict);
   memset(&o, 0, sizeof o);
   o.struct_size = sizeof o;
   o.user_data = s;
@@ -277,6 +313,7 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
   if (st == TG_OK) st = api->register_execute_wrapper(ctx, &o, wrapper);
   o.name = "post";
   if (st == TG_OK) st = api->register_post_execute(ctx, &o, post);
+  if (st == TG_OK) st = attach_verdict(api, ctx, s);
   memset(&t, 0, sizeof t);
   t.struct_size = sizeof t;
   t.name = "c_tool";

@@ -201,3 +201,66 @@ TEST(Guards, AGuardOverItsDeadlineFailsTheCallClosed) {
     EXPECT_EQ(*f.body_runs, 1);
   }
 }
+
+// Static verdicts (Host::denied_always): which tools a caller can never get
+// through, for offering tools -- never for deciding a call.
+namespace {
+HookOptions denying_always(std::string name, std::vector<std::string> tools = {}) {
+  HookOptions o(std::move(name), std::move(tools));
+  o.denies_always = [](const CallIdentity& who) -> std::optional<std::string> {
+    if (who.client == "mcp") return "not over MCP";
+    return std::nullopt;
+  };
+  return o;
+}
+CallIdentity asking(std::string tool, std::string client) {
+  CallIdentity who;
+  who.tool = std::move(tool);
+  who.client = std::move(client);
+  return who;
+}
+}  // namespace
+
+TEST(Guards, AStaticVerdictNamesTheHookAndHonoursItsToolFilter) {
+  Fixture f;
+  f.host.add_guard("sec", denying_always("mcp-off", {"fs.*"}), abstain());
+  auto why = f.host.denied_always(asking("fs.write", "mcp"));
+  ASSERT_TRUE(why);
+  EXPECT_EQ(*why, "\"sec/mcp-off\" denies every call of fs.write: not over MCP");
+  EXPECT_FALSE(f.host.denied_always(asking("echo", "mcp")));      // filter
+  EXPECT_FALSE(f.host.denied_always(asking("fs.write", "cli")));  // caller
+}
+
+TEST(Guards, PreExecuteHooksHaveStaticVerdictsToo) {
+  Fixture f;
+  f.host.add_pre_execute("pol", denying_always("rules"),
+                         [](const HookCall&) { return PreVerdict::deny("no"); });
+  EXPECT_TRUE(f.host.denied_always(asking("echo", "mcp")));
+}
+
+TEST(Guards, AShadowGuardNeverCountsAsDenyingAlways) {
+  Fixture f;
+  auto o = denying_always("watch");
+  o.shadow = true;
+  f.host.add_guard("sec", std::move(o), deny_with("would deny"));
+  EXPECT_FALSE(f.host.denied_always(asking("echo", "mcp")));
+}
+
+TEST(Guards, AThrowingStaticVerdictLeavesTheToolOfferedAndCallsChecked) {
+  Fixture f;
+  HookOptions o("flaky");
+  o.denies_always = [](const CallIdentity&) -> std::optional<std::string> {
+    throw std::runtime_error("boom");
+  };
+  f.host.add_guard("sec", std::move(o), deny_with("denied at call time"));
+  EXPECT_FALSE(f.host.denied_always(asking("echo", "mcp")));
+  EXPECT_EQ(code_of(f.call("echo")), "denied");  // the call still runs the guard
+  EXPECT_EQ(*f.body_runs, 0);
+}
+
+TEST(Guards, OnlyPreExecuteHooksAndGuardsTakeAStaticVerdict) {
+  Fixture f;
+  EXPECT_THROW(f.host.add_post_execute("x", denying_always("post"),
+                                       [](const HookCall&) { return PostVerdict{}; }),
+               std::invalid_argument);
+}

@@ -335,6 +335,55 @@ TEST(PluginAbi, ACPluginSeesTheCallsClientAndAgentId) {
   EXPECT_EQ(b.reason, "client=mcp agent=");
 }
 
+// Static verdicts (ABI 1.6, toolgate.h 5.2b) from a plain C plugin: the
+// verdict function gets the hook's user_data and the caller; misuse of
+// set_tool_verdict fails init with the host's explanation; a verdict that
+// fails or answers nonsense leaves the tool offered.
+TEST(PluginAbi, ACPluginsStaticVerdictComesThroughSetToolVerdict) {
+  PluginFixture f;
+  f.c_status({{"verdict", "guard"}});
+  CallIdentity who;
+  who.tool = "c_tool";
+  who.client = "mcp";
+  auto why = f.host.denied_always(who);
+  ASSERT_TRUE(why);
+  EXPECT_EQ(*why, "\"test.c-status/guard\" denies every call of c_tool");
+  who.client = "codex";
+  EXPECT_FALSE(f.host.denied_always(who));
+  who.client = "mcp";
+  who.tool = "echo";
+  EXPECT_FALSE(f.host.denied_always(who));
+}
+
+TEST(PluginAbi, AFailingOrUnknownStaticVerdictLeavesTheToolOffered) {
+  for (const char* mode : {"fail", "bad"}) {
+    PluginFixture f;
+    f.c_status({{"verdict", mode}});
+    CallIdentity who;
+    who.tool = "c_tool";
+    who.client = "mcp";
+    EXPECT_FALSE(f.host.denied_always(who)) << mode;
+  }
+}
+
+TEST(PluginAbi, SetToolVerdictRefusesMisuseAndSaysWhy) {
+  struct Case {
+    const char* mode;
+    const char* says;
+  };
+  for (const auto& c : {Case{"wrapper", "only pre-execute hooks and guards have a static verdict"},
+                        Case{"unknown", "no hook named \"nope\" is registered yet"},
+                        Case{"twice", "hook \"guard\" already has a static verdict"}}) {
+    PluginFixture f;
+    try {
+      f.c_status({{"verdict", c.mode}});
+      ADD_FAILURE() << c.mode << " loaded";
+    } catch (const LoadError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what();
+    }
+  }
+}
+
 // A plugin built against ABI 1.2 passes the shorter tg_call_info (it ends
 // at `attempt`): it still loads, call_info still answers it, and the host
 // writes nothing past its struct_size.

@@ -324,3 +324,83 @@ TEST(PolicyPlugin, BadConfigsNameTheKeyAndTheFix) {
     EXPECT_TRUE(has(e, c.text)) << e;
   }
 }
+
+// The static verdict (ABI 1.6): what Host::denied_always answers for the
+// policy plugin, through the C ABI, and that it agrees with real calls.
+namespace {
+std::optional<std::string> denied_always(LibraryFixture& f, std::string tool,
+                                         std::string client = "mcp", std::uint32_t depth = 0) {
+  CallIdentity who;
+  who.tool = std::move(tool);
+  who.client = std::move(client);
+  who.depth = depth;
+  return f.host.denied_always(who);
+}
+}  // namespace
+
+TEST(PolicyPlugin, AnUnconditionalDenyRuleDeniesTheToolWhateverItsArguments) {
+  LibraryFixture f;
+  f.add_tool("shell.run", 0);
+  f.load("policy",
+         rules({json::object{{"tools", "shell.*"}, {"verdict", "deny"}, {"reason", "no shell"}}}));
+  auto why = denied_always(f, "shell.run");
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("toolgate.policy/rules"), std::string::npos) << *why;
+  EXPECT_FALSE(denied_always(f, "echo"));
+  // And the calls agree: denied whatever the arguments.
+  EXPECT_EQ(code_of(f.call("shell.run", {{"command", "ls"}})), "denied");
+  EXPECT_EQ(code_of(f.call("shell.run")), "denied");
+}
+
+TEST(PolicyPlugin, AStaticVerdictWalksTheRulesAsACallWould) {
+  LibraryFixture f;
+  f.add_tool("a", 0);
+  f.add_tool("b", 0);
+  f.add_tool("c", 0);
+  f.add_tool("d", 0);
+  auto when_safe = json::array{json::object{{"pointer", "/mode"}, {"equals", "safe"}}};
+  f.load("policy",
+         rules(
+             {
+                 // a: a conditional allow first -- some arguments pass.
+                 json::object{{"tools", "a"}, {"when", when_safe}, {"verdict", "allow"}},
+                 json::object{{"tools", "a"}, {"verdict", "deny"}, {"reason", "only safe"}},
+                 // b: a conditional deny, then an unconditional deny -- none pass.
+                 json::object{{"tools", "b"},
+                              {"when", when_safe},
+                              {"verdict", "deny"},
+                              {"reason", "not safe either"}},
+                 json::object{{"tools", "b"}, {"verdict", "deny"}, {"reason", "never"}},
+                 // c: an unconditional keep rule ends the walk before the deny.
+                 json::object{{"tools", "c"}, {"set", json::object{{"/x", 1}}}},
+                 json::object{{"tools", "c"}, {"verdict", "deny"}, {"reason", "never reached"}},
+                 // d: falls through to the default.
+             },
+             {{"default", "deny"}, {"default_reason", "unlisted"}}));
+  EXPECT_FALSE(denied_always(f, "a"));
+  EXPECT_FALSE(f.call("a", {{"mode", "safe"}}).is_error);
+  EXPECT_TRUE(denied_always(f, "b"));
+  EXPECT_EQ(code_of(f.call("b", {{"mode", "safe"}})), "denied");
+  EXPECT_EQ(code_of(f.call("b", {{"mode", "fast"}})), "denied");
+  EXPECT_FALSE(denied_always(f, "c"));
+  EXPECT_FALSE(f.call("c").is_error);
+  EXPECT_TRUE(denied_always(f, "d"));
+  EXPECT_EQ(code_of(f.call("d")), "denied");
+}
+
+TEST(PolicyPlugin, AStaticVerdictDependsOnTheCaller) {
+  LibraryFixture f;
+  f.add_tool("write_file", 0);
+  f.load("policy", rules({json::object{{"tools", "write_file"},
+                                       {"callers", json::object{{"from_code", true}}},
+                                       {"verdict", "deny"},
+                                       {"reason", "scripts may not write"}},
+                          json::object{{"tools", "write_file"},
+                                       {"callers", json::object{{"clients", "codex"}}},
+                                       {"verdict", "deny"},
+                                       {"reason", "not for codex"}}}));
+  EXPECT_FALSE(denied_always(f, "write_file", "mcp", 0));
+  EXPECT_TRUE(denied_always(f, "write_file", "mcp", 1));
+  EXPECT_TRUE(denied_always(f, "write_file", "codex", 0));
+  EXPECT_FALSE(denied_always(f, "write_file", "claude-code", 0));
+}

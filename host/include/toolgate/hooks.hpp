@@ -266,6 +266,17 @@ struct ToolDefinition {
 };
 
 // ---- registration options ------------------------------------------------------------
+// ---- static verdicts (optional, pre-execute hooks and guards) --------------
+// Whether the hook denies *every* call of `who.tool` by that caller,
+// whatever its arguments: the reason when it does, nullopt when some call
+// could pass (or it cannot tell).  `who` has the tool and the caller
+// (client, agent_id, depth); its ids are empty.  The host asks only when it
+// offers tools (Host::denied_always: the MCP gateway leaves such tools out
+// of tools/list) -- never to decide a call, which always runs the hook.
+// Answer only what holds for every argument object: a wrong "denied" hides
+// a usable tool, a wrong nullopt offers one whose calls are then denied.
+using DeniesAlwaysFn = std::function<std::optional<std::string>(const CallIdentity& who)>;
+
 struct HookOptions {
   HookOptions() = default;
   HookOptions(std::string n, std::vector<std::string> t = {}, int p = 0)  // NOLINT: implicit
@@ -276,6 +287,7 @@ struct HookOptions {
   std::vector<std::string> tools;  // glob list; "!glob" excludes; empty = all
   int priority = 0;                // waterfalls: higher first
   bool shadow = false;             // guards: record, never deny
+  DeniesAlwaysFn denies_always;    // pre-execute hooks and guards; optional
 };
 
 }  // namespace toolgate

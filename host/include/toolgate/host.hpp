@@ -314,6 +314,13 @@ class Host {
   // "tool_owners" maps each tool to "host" (registered through this API)
   // or the id of the plugin that registers it.
   boost::json::object describe() const;
+  // Whether the active generation denies every call of `who.tool` by that
+  // caller whatever its arguments: the reason (naming the hook) when a
+  // pre-execute hook or a non-shadow guard whose tool filter matches says
+  // so through its DeniesAlwaysFn, or when no valid stack is loaded;
+  // nullopt otherwise.  For offering tools, not for deciding calls: a hook
+  // whose static verdict throws counts as "may pass" (logged).
+  std::optional<std::string> denied_always(const CallIdentity& who) const;
   // Every tool of the active generation, by name: {"name", "description",
   // "inputSchema", "outputSchema"?, "owner"} (MCP's tools/list shape, plus
   // the owner as in describe()).

@@ -54,16 +54,22 @@ struct Gateway::Impl final : PeerHandler {
         pins(pins_from(opt)),
         tools(
             h, [this](const ToolContext& c) { return forward_call(c); },
-            [this](const ToolContext& c) { return forward_request(c); }, pins, opt.own_tools),
+            [this](const ToolContext& c) { return forward_request(c); }, pins, opt.session_id,
+            opt.own_tools),
         pool(opt.max_calls_in_flight),
         server_request_pool(opt.max_calls_in_flight) {
     client.connect(server, *this);
     server.connect(client, *this);
     // A drifted tool is refused by a guard: monotonic, so no later hook
-    // can allow it, and the denial names why (tool_pins.hpp).
-    if (pins.on_drift() == OnDrift::block)
-      host.add_guard("toolgate.mcp", {"pins"},
+    // can allow it, and the denial names why (tool_pins.hpp).  Whatever
+    // the arguments: its static verdict says so, and tools/list leaves it
+    // out (ServerTools::hidden).
+    if (pins.on_drift() == OnDrift::block) {
+      HookOptions o("pins");
+      o.denies_always = [this](const CallIdentity& who) { return pins.drift(who.tool); };
+      host.add_guard("toolgate.mcp", std::move(o),
                      [this](const HookCall& c) { return pins.drift(c.identity.tool); });
+    }
   }
 
   Host& host;
@@ -139,7 +145,7 @@ struct Gateway::Impl final : PeerHandler {
     if (request.method == "tools/list") {
       const auto* had_cursor = request.note.if_contains("had_cursor");
       tools.on_list_result(r, had_cursor && had_cursor->as_bool());
-      auto listed = tools.without_blocked(r);
+      auto listed = tools.without_hidden(r);
       if (opt.code_tools == GatewayOptions::CodeTools::off && opt.own_tools.empty()) return listed;
       return with_gateway_tools(listed ? *listed : r);
     }
@@ -187,6 +193,7 @@ struct Gateway::Impl final : PeerHandler {
         const bool code =
             name == code_mode_tool && opt.code_tools != GatewayOptions::CodeTools::off;
         if (!code && (only || !tools.is_own(name))) continue;
+        if (tools.hidden(name)) continue;
         t.as_object().erase("owner");
         listed.push_back(std::move(t));
       }

@@ -23,12 +23,13 @@ std::string clash_text(std::string_view tool, std::string_view plugin) {
 }  // namespace
 
 ServerTools::ServerTools(Host& host, Body body, Body gated_body, ToolPins& pins,
-                         std::vector<ToolDefinition> own_tools)
+                         std::string session_id, std::vector<ToolDefinition> own_tools)
     : host_(host),
       body_(std::move(body)),
       gated_(gated_definitions(gated_body)),
       own_(std::move(own_tools)),
-      pins_(pins) {
+      pins_(pins),
+      session_id_(std::move(session_id)) {
   for (const auto& t : own_) own_names_.insert(t.name);
   auto all = gated_;
   all.insert(all.end(), own_.begin(), own_.end());
@@ -181,15 +182,26 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
   }
 }
 
-std::optional<json::object> ServerTools::without_blocked(const json::object& result) const {
-  if (pins_.on_drift() != OnDrift::block) return std::nullopt;
+bool ServerTools::hidden(std::string_view tool) const {
+  CallIdentity who;
+  who.tool = std::string(tool);
+  who.session_id = session_id_;
+  who.client = "mcp";
+  if (auto why = host_.denied_always(who)) {
+    spdlog::debug("not offering {}: {}", tool, *why);
+    return true;
+  }
+  return false;
+}
+
+std::optional<json::object> ServerTools::without_hidden(const json::object& result) const {
   const auto* tools = result.if_contains("tools");
   if (!tools || !tools->is_array()) return std::nullopt;
   json::array kept;
   for (const auto& t : tools->get_array()) {
     const auto* o = t.if_object();
     const auto* name = o ? o->if_contains("name") : nullptr;
-    if (name && name->is_string() && pins_.drift(name->get_string())) continue;
+    if (name && name->is_string() && hidden(name->get_string())) continue;
     kept.push_back(t);
   }
   if (kept.size() == tools->get_array().size()) return std::nullopt;

@@ -35,7 +35,9 @@ class ServerTools {
   // (gated_requests.hpp), running `gated_body`, which stay registered
   // whatever the server lists.
   // Every listed definition is checked against `pins` (tool_pins.hpp).
-  ServerTools(Host& host, Body body, Body gated_body, ToolPins& pins,
+  // `session_id` is the client's session: whether the policy denies a tool
+  // whatever its arguments is asked for that caller (client "mcp").
+  ServerTools(Host& host, Body body, Body gated_body, ToolPins& pins, std::string session_id,
               std::vector<ToolDefinition> own_tools = {});
   // One of the gateway's own tools (GatewayOptions::own_tools).
   bool is_own(std::string_view tool) const { return own_names_.count(tool) != 0; }
@@ -52,9 +54,13 @@ class ServerTools {
   void ensure_listed(Peer& server, const Signal& signal, SlotWaker* waker);
   // The refusal for a call of a server tool a plugin tool clashes with.
   std::optional<std::string> clash_for(std::string_view tool);
-  // A tools/list result without the tools pinning blocks (OnDrift::block),
-  // or nullopt when it lists none (relayed as it came).
-  std::optional<boost::json::object> without_blocked(const boost::json::object& result) const;
+  // Whether the client is not offered `tool`: a hook denies every call of
+  // it by this client whatever the arguments (Host::denied_always) -- a
+  // policy rule, or pinning's guard when the tool drifted (OnDrift::block).
+  bool hidden(std::string_view tool) const;
+  // A tools/list result without the hidden tools, or nullopt when it lists
+  // none (relayed as it came).
+  std::optional<boost::json::object> without_hidden(const boost::json::object& result) const;
 
  private:
   void refresh(Peer& server, const Signal& signal, SlotWaker* waker);
@@ -68,6 +74,7 @@ class ServerTools {
   std::vector<ToolDefinition> own_;  // kept registered like gated_
   std::set<std::string, std::less<>> own_names_;
   ToolPins& pins_;
+  std::string session_id_;
   std::mutex mutex_;
   std::set<std::string, std::less<>> known_;
   // Server tools whose name a plugin's tool also has -> that plugin's id.

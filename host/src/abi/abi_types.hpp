@@ -133,7 +133,8 @@ struct tg_init_ctx {
     std::vector<std::string> tools;
     int priority;
     void* user_data;
-    toolgate::detail::CHookFn fn;  // its alternative is the hook's kind
+    toolgate::detail::CHookFn fn;          // its alternative is the hook's kind
+    tg_tool_verdict_fn verdict = nullptr;  // 1.6: its static verdict
   };
   toolgate::detail::PluginInstance* plugin;
   std::vector<Pending> hooks;

@@ -181,6 +181,32 @@ HookFn adapt_hook(PluginPtr p, const CHookFn& fn, void* ud) {
   (std::make_index_sequence<kHookKindCount>{});
 }
 
+DeniesAlwaysFn adapt_verdict(PluginPtr p, tg_tool_verdict_fn fn, void* ud, std::string hook_id) {
+  return [p = std::move(p), fn, ud,
+          hook_id = std::move(hook_id)](const CallIdentity& who) -> std::optional<std::string> {
+    auto str = [](const std::string& s) { return tg_str{s.data(), s.size()}; };
+    tg_call_info info{};
+    info.struct_size = sizeof(info);
+    info.tool_name = str(who.tool);
+    info.session_id = str(who.session_id);
+    static const std::string stage = "tools/list";
+    info.stage = str(stage);
+    info.client = str(who.client);
+    info.agent_id = str(who.agent_id);
+    info.parent_call_id = str(who.parent_call_id);
+    info.depth = who.depth;
+    int32_t verdict = -1;
+    tg_status st = p->invoke([&] { return fn(ud, &info, &verdict); });
+    if (st != TG_OK)
+      throw HookFailure("the static verdict of \"" + hook_id + "\" returned " + status_name(st));
+    if (verdict == TG_TOOL_DENIED_ALWAYS) return std::string();
+    if (verdict != TG_TOOL_MAY_PASS)
+      throw HookFailure("the static verdict of \"" + hook_id + "\" answered an unknown verdict " +
+                        std::to_string(verdict));
+    return std::nullopt;
+  };
+}
+
 ToolDefinition adapt_tool(PluginPtr p, tg_init_ctx::PendingTool t) {
   ToolDefinition d;
   d.name = t.name;

@@ -22,5 +22,8 @@ FnOf<K> adapt(PluginPtr p, CFnOf<K> fn, void* user_data);
 // The adapter of `fn`'s kind: the result holds the same alternative.
 HookFn adapt_hook(PluginPtr p, const CHookFn& fn, void* user_data);
 ToolDefinition adapt_tool(PluginPtr p, tg_init_ctx::PendingTool t);
+// A hook's static verdict (toolgate.h 5.2b), for the hook `hook_id`.
+DeniesAlwaysFn adapt_verdict(PluginPtr p, tg_tool_verdict_fn fn, void* user_data,
+                             std::string hook_id);
 
 }  // namespace toolgate::detail

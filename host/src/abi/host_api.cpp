@@ -579,6 +579,30 @@ tg_status fs_observed(tg_call* c, tg_str path, tg_str content_hash) {
   });
 }
 
+tg_status set_tool_verdict(tg_init_ctx* ctx, const char* hook_name, tg_tool_verdict_fn fn) {
+  return safely([&]() -> tg_status {
+    if (!ctx) return TG_INVALID_ARGUMENT;
+    auto err = [&](std::string m) {
+      ctx->errors.push_back("set_tool_verdict: " + std::move(m));
+      return TG_INVALID_ARGUMENT;
+    };
+    std::string name = hook_name ? hook_name : "";
+    if (!fn) return err("hook \"" + name + "\" was given a NULL verdict function");
+    for (auto& h : ctx->hooks) {
+      if (h.name != name) continue;
+      auto kind = static_cast<HookKind>(h.fn.index());
+      if (kind != HookKind::pre_execute && kind != HookKind::guard)
+        return err("\"" + name + "\" is a " + std::string(info(kind).noun) +
+                   "; only pre-execute hooks and guards have a static verdict");
+      if (h.verdict) return err("hook \"" + name + "\" already has a static verdict");
+      h.verdict = fn;
+      return TG_OK;
+    }
+    return err("no hook named \"" + name +
+               "\" is registered yet; register the pre-execute hook or guard first");
+  });
+}
+
 void log(const tg_call* c, int32_t level, tg_str message) {
   safely([&] {
     std::string_view who = c && c->plugin ? std::string_view(c->plugin->id) : "plugin";
@@ -650,6 +674,7 @@ const tg_host_api* host_api() {
       reg<HookKind::fs_guard>,
       fs_intent,
       fs_observed,
+      set_tool_verdict,
   };
   return &table;
 }

@@ -348,7 +348,10 @@ std::shared_ptr<LoadedPlugin> load_plugin(const ManifestPlugin& mp, const fs::pa
   loaded->version = inst->version;
   loaded->build_problems = std::move(build_problems);
   for (auto& h : ctx.hooks)
-    loaded->hooks.push_back({h.name, h.tools, h.priority, adapt_hook(inst, h.fn, h.user_data)});
+    loaded->hooks.push_back({h.name, h.tools, h.priority, adapt_hook(inst, h.fn, h.user_data),
+                             h.verdict
+                                 ? adapt_verdict(inst, h.verdict, h.user_data, mp.id + "/" + h.name)
+                                 : DeniesAlwaysFn()});
   for (auto& t : ctx.tools) loaded->tools.push_back(adapt_tool(inst, t));
   return loaded;
 }

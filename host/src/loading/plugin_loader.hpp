@@ -23,6 +23,7 @@ struct HookRegistration {
   std::vector<std::string> tools;
   int priority = 0;
   HookFn fn;
+  DeniesAlwaysFn denies_always;  // optional static verdict
   HookKind kind() const { return kind_of(fn); }
 };
 

@@ -317,6 +317,7 @@ class Resolver {
     h.layer = c.layer;
     h.locked = c.locked;
     h.shadow = c.shadow;
+    h.denies_always = c.reg->denies_always;
     h.before = c.before;
     h.after = c.after;
     h.keep_alive = c.keep;

@@ -230,7 +230,7 @@ using ExecuteWrapperFn = std::function<Result(const Call&, const Signal&, const 
 using PostExecuteFn = std::function<PostVerdict(const Call&)>;
 using ResultObserverFn = std::function<void(const Call&)>;
 
-// An fs guard's view of the mutation (ABI 1.5, toolgate.h 5.6): the path
+// An fs guard's view of the mutation (ABI 1.5, toolgate.h 5.2a): the path
 // the host resolved (links followed, `..` collapsed), the name the tool
 // used, and whether the file exists or is reached through a link.
 struct FsIntent {
@@ -243,9 +243,33 @@ struct FsIntent {
 };
 using FsGuardFn = std::function<GuardVerdict(const Call&, const FsIntent&)>;
 
+// Who would call a tool, as a static verdict is asked (ABI 1.6, toolgate.h
+// 5.2b): no arguments, no ids -- only the tool and the caller.
+// Read like a Call (the same accessors), so one matcher serves both.
+class Caller {
+ public:
+  explicit Caller(const tg_call_info& info) : info_(info) {}
+  std::string_view tool() const { return from_tg(info_.tool_name); }
+  std::string_view client() const { return from_tg(info_.client); }
+  std::string_view agent_id() const { return from_tg(info_.agent_id); }
+  bool subagent() const { return !agent_id().empty(); }
+  std::uint32_t depth() const { return info_.depth; }
+  bool from_code() const { return depth() > 0; }
+
+ private:
+  const tg_call_info& info_;
+};
+// True: the hook denies every call of caller.tool by that caller, whatever
+// the arguments.  False whenever some argument object could pass.
+using DeniesAlwaysFn = std::function<bool(const Caller&)>;
+
 struct HookOptions {
   std::string tool_filter;  // glob; empty = every tool
   int32_t priority = 0;
+  // Pre-execute hooks and guards (ABI 1.6): the hook's static verdict, so
+  // the host can leave a tool it always denies out of what it offers.  On
+  // an older host it is not attached (and nothing else changes).
+  DeniesAlwaysFn denies_always = {};
 };
 
 namespace detail {
@@ -263,12 +287,22 @@ tg_status boundary(const tg_host_api* api, const tg_call* call, Fn&& fn) noexcep
   return TG_ERROR;
 }
 
-// user_data for every trampoline: the callback and the API table.
-template <class Fn>
-struct Slot {
+// user_data for every trampoline: the API table, the hook's static verdict
+// (when it has one) and the callback.  The host hands user_data to the
+// static verdict too, which does not know the hook's kind: it reads the
+// SlotBase, and user_data always points at one (Init::add).
+struct SlotBase {
   const tg_host_api* api;
+  DeniesAlwaysFn denies_always;
+};
+template <class Fn>
+struct Slot : SlotBase {
   Fn fn;
 };
+template <class Fn>
+Slot<Fn>* slot_of(void* user_data) {
+  return static_cast<Slot<Fn>*>(static_cast<SlotBase*>(user_data));
+}
 
 }  // namespace detail
 
@@ -314,20 +348,27 @@ class Init {
  private:
   template <class Fn, class CFn, class Reg>
   void add(const char* name, Fn fn, const HookOptions& o, CFn tramp, Reg reg) {
-    auto slot = std::make_shared<detail::Slot<Fn>>(detail::Slot<Fn>{api_, std::move(fn)});
+    auto slot = std::make_shared<detail::Slot<Fn>>();
+    slot->api = api_;
+    slot->denies_always = o.denies_always;
+    slot->fn = std::move(fn);
     tg_hook_options opts{};
     opts.struct_size = sizeof(opts);
     opts.name = name;
     opts.tool_filter = o.tool_filter.empty() ? nullptr : o.tool_filter.c_str();
     opts.priority = o.priority;
-    opts.user_data = slot.get();
+    opts.user_data = static_cast<detail::SlotBase*>(slot.get());
     if (reg(ctx_, &opts, tramp) != TG_OK)
       throw std::runtime_error(std::string("registering \"") + name + "\" failed");
+    if (o.denies_always && TOOLGATE_HOST_HAS(api_, set_tool_verdict) &&
+        api_->set_tool_verdict(ctx_, name, &verdict_tramp) != TG_OK)
+      throw std::runtime_error(std::string("attaching the static verdict of \"") + name +
+                               "\" failed");
     slots_.push_back(std::move(slot));
   }
 
   static tg_status pre_tramp(void* ud, tg_call* call, int32_t* out) {
-    auto* s = static_cast<detail::Slot<PreExecuteFn>*>(ud);
+    auto* s = detail::slot_of<PreExecuteFn>(ud);
     return detail::boundary(s->api, call, [&] {
       PreVerdict v = s->fn(Call(s->api, call));
       if (!v.reason.empty()) s->api->set_reason(call, to_tg(v.reason));
@@ -340,7 +381,7 @@ class Init {
     });
   }
   static tg_status guard_tramp(void* ud, const tg_call* call, int32_t* out) {
-    auto* s = static_cast<detail::Slot<GuardFn>*>(ud);
+    auto* s = detail::slot_of<GuardFn>(ud);
     return detail::boundary(s->api, call, [&] {
       GuardVerdict v = s->fn(Call(s->api, call));
       if (!v.reason.empty()) s->api->set_reason(call, to_tg(v.reason));
@@ -350,7 +391,7 @@ class Init {
   }
   static tg_status wrapper_tramp(void* ud, const tg_call* call, const tg_signal* sig,
                                  const tg_next* next, const tg_result** out) {
-    auto* s = static_cast<detail::Slot<ExecuteWrapperFn>*>(ud);
+    auto* s = detail::slot_of<ExecuteWrapperFn>(ud);
     return detail::boundary(s->api, call, [&] {
       Result r = s->fn(Call(s->api, call), Signal(s->api, sig), Next(s->api, next));
       *out = r.handle();
@@ -358,7 +399,7 @@ class Init {
     });
   }
   static tg_status post_tramp(void* ud, tg_call* call, int32_t* out) {
-    auto* s = static_cast<detail::Slot<PostExecuteFn>*>(ud);
+    auto* s = detail::slot_of<PostExecuteFn>(ud);
     return detail::boundary(s->api, call, [&] {
       PostVerdict v = s->fn(Call(s->api, call));
       if (!v.reason.empty()) s->api->set_reason(call, to_tg(v.reason));
@@ -373,7 +414,7 @@ class Init {
   }
   static tg_status fs_guard_tramp(void* ud, const tg_call* call, const tg_fs_intent* intent,
                                   int32_t* out) {
-    auto* s = static_cast<detail::Slot<FsGuardFn>*>(ud);
+    auto* s = detail::slot_of<FsGuardFn>(ud);
     return detail::boundary(s->api, call, [&] {
       FsIntent i;
       i.edit = intent->kind == TG_FS_EDIT;
@@ -388,8 +429,17 @@ class Init {
       return TG_OK;
     });
   }
+  static tg_status verdict_tramp(void* ud, const tg_call_info* who, int32_t* out) noexcept {
+    try {
+      auto* s = static_cast<detail::SlotBase*>(ud);
+      *out = s->denies_always(Caller(*who)) ? TG_TOOL_DENIED_ALWAYS : TG_TOOL_MAY_PASS;
+      return TG_OK;
+    } catch (...) {
+      return TG_ERROR;  // read as "may pass": the tool stays offered, calls are checked
+    }
+  }
   static tg_status observer_tramp(void* ud, const tg_call* call) {
-    auto* s = static_cast<detail::Slot<ResultObserverFn>*>(ud);
+    auto* s = detail::slot_of<ResultObserverFn>(ud);
     return detail::boundary(s->api, call, [&] {
       s->fn(Call(s->api, call));
       return TG_OK;

@@ -76,7 +76,7 @@ extern "C" {
  *     plugin sees what the host has (TOOLGATE_HOST_HAS).
  */
 #define TOOLGATE_ABI_MAJOR 1
-#define TOOLGATE_ABI_MINOR 5
+#define TOOLGATE_ABI_MINOR 6
 /* What each minor appended:
  *   1.1  the descriptor's export_state / import_state (hot-reload handoff)
  *   1.2  reading the config without parsing JSON: the host API's config_get
@@ -87,7 +87,9 @@ extern "C" {
  *   1.4  UI cards: tg_tool_definition's present_call and present_result
  *   1.5  Code Mode's caller chain: tg_call_info's parent_call_id and depth;
  *        file mutations: TG_CAP_FS_GUARD, register_fs_guard, fs_intent,
- *        fs_observed and the TG_DENIED status */
+ *        fs_observed and the TG_DENIED status
+ *   1.6  static verdicts: set_tool_verdict, so a tool a policy denies
+ *        whatever its arguments is not offered (5.2b) */
 
 /* ======================================================================
  * 2. Basic types
@@ -173,7 +175,7 @@ typedef const struct tg_plugin_descriptor *(*tg_entry_fn)(void);
 #define TG_CAP_POST_EXECUTE 0x08u
 #define TG_CAP_RESULT_OBSERVER 0x10u
 #define TG_CAP_TOOLS 0x20u
-#define TG_CAP_FS_GUARD 0x40u /* since ABI 1.5: fs guards (5.6)            */
+#define TG_CAP_FS_GUARD 0x40u /* since ABI 1.5: fs guards (5.2a)           */
 
 /* Flags. */
 #define TG_PLUGIN_SERIALIZED 0x01u   /* host never runs two callbacks at once */
@@ -339,7 +341,7 @@ typedef tg_status (*tg_pre_execute_fn)(void *user_data, tg_call *call, int32_t *
 #define TG_GUARD_DENY 1
 typedef tg_status (*tg_guard_fn)(void *user_data, const tg_call *call, int32_t *out_verdict);
 
-/* ---- 5.6 fs guards (since ABI 1.5; monotonic, like guards) ---------------
+/* ---- 5.2a fs guards (since ABI 1.5; monotonic, like guards) --------------
  * Run while a tool body runs, when the body declares that it is about to
  * write or edit a file (host->fs_intent): on the path the host resolved --
  * absolute, `..` collapsed, symbolic links followed -- not on whatever
@@ -361,6 +363,24 @@ typedef struct tg_fs_intent {
 } tg_fs_intent;
 typedef tg_status (*tg_fs_guard_fn)(void *user_data, const tg_call *call,
                                     const tg_fs_intent *intent, int32_t *out_verdict);
+
+/* ---- 5.2b static verdicts (since ABI 1.6; optional) ----------------------
+ * A pre-execute hook or a guard may also answer, without any call, whether
+ * it denies *every* call of a tool by a caller whatever the arguments --
+ * a policy rule "deny write_file to scripts", a guard that refuses a tool
+ * outright.  The host asks when it offers tools (the MCP gateway leaves
+ * such a tool out of tools/list), never to decide a call: every call still
+ * runs the hook itself.  Attach one with host->set_tool_verdict after
+ * registering the hook; it gets the hook's user_data.  `who` has
+ * tool_name, client, agent_id, parent_call_id and depth set (the ids are
+ * empty; stage is "tools/list").  Answer TG_TOOL_DENIED_ALWAYS only when no
+ * argument object could change your verdict; otherwise TG_TOOL_MAY_PASS.
+ * A failure or an unknown answer reads as MAY_PASS -- the tool stays
+ * offered and its calls are checked as always. */
+#define TG_TOOL_MAY_PASS 0
+#define TG_TOOL_DENIED_ALWAYS 1
+typedef tg_status (*tg_tool_verdict_fn)(void *user_data, const tg_call_info *who,
+                                        int32_t *out_verdict);
 
 /* ---- 5.3 execute wrappers (the onion around dispatch) -----------------
  * The first wrapper is outermost.  Call host->call_next(next, signal, &r)
@@ -610,7 +630,7 @@ struct tg_host_api {
   tg_status (*config_string)(tg_init_ctx *ctx, const char *json_pointer, tg_str *out);
 
   /* ---- since ABI 1.5: file mutations (docs/design.md §2.13) -------------
-   * register_fs_guard: as register_guard, for TG_CAP_FS_GUARD (5.6).
+   * register_fs_guard: as register_guard, for TG_CAP_FS_GUARD (5.2a).
    *
    * fs_intent (a tool body only): call it right before creating,
    * overwriting or editing a file, with kind TG_FS_WRITE or TG_FS_EDIT and
@@ -630,6 +650,13 @@ struct tg_host_api {
   tg_status (*fs_intent)(tg_call *call, int32_t kind, tg_str path, tg_str *out_path,
                          tg_str *out_reason);
   tg_status (*fs_observed)(tg_call *call, tg_str path, tg_str content_hash);
+
+  /* ---- since ABI 1.6: static verdicts (5.2b; init only) ------------------
+   * Attaches `fn` to this plugin's pre-execute hook or guard named
+   * `hook_name`, registered before.  TG_INVALID_ARGUMENT (explained in the
+   * init error) for an unknown name, another kind of hook, a NULL fn or a
+   * second verdict for the same hook. */
+  tg_status (*set_tool_verdict)(tg_init_ctx *ctx, const char *hook_name, tg_tool_verdict_fn fn);
 };
 
 #ifdef __cplusplus

@@ -22,7 +22,7 @@ pub use std::os::raw::{c_char, c_void};
 
 // ---- 1. Versioning ----------------------------------------------------------
 pub const TOOLGATE_ABI_MAJOR: u16 = 1;
-pub const TOOLGATE_ABI_MINOR: u16 = 5;
+pub const TOOLGATE_ABI_MINOR: u16 = 6;
 
 // ---- 2. Basic types ---------------------------------------------------------
 pub type tg_status = i32;
@@ -174,7 +174,7 @@ pub type tg_guard_fn = Option<
     unsafe extern "C" fn(user_data: *mut c_void, call: *const tg_call, out_verdict: *mut i32) -> tg_status,
 >;
 
-// ---- 5.6 fs guards (since ABI 1.5) ----
+// ---- 5.2a fs guards (since ABI 1.5) ----
 pub const TG_FS_WRITE: i32 = 1;
 pub const TG_FS_EDIT: i32 = 2;
 #[repr(C)]
@@ -190,6 +190,13 @@ pub struct tg_fs_intent {
 }
 pub type tg_fs_guard_fn = Option<
     unsafe extern "C" fn(*mut c_void, *const tg_call, *const tg_fs_intent, *mut i32) -> tg_status,
+>;
+
+// ---- 5.2b static verdicts (since ABI 1.6) ----
+pub const TG_TOOL_MAY_PASS: i32 = 0;
+pub const TG_TOOL_DENIED_ALWAYS: i32 = 1;
+pub type tg_tool_verdict_fn = Option<
+    unsafe extern "C" fn(user_data: *mut c_void, who: *const tg_call_info, out_verdict: *mut i32) -> tg_status,
 >;
 
 pub type tg_execute_wrapper_fn = Option<
@@ -359,6 +366,10 @@ pub struct tg_host_api {
     pub fs_intent:
         Option<unsafe extern "C" fn(*mut tg_call, i32, tg_str, *mut tg_str, *mut tg_str) -> tg_status>,
     pub fs_observed: Option<unsafe extern "C" fn(*mut tg_call, tg_str, tg_str) -> tg_status>,
+
+    // since ABI 1.6: static verdicts (init only)
+    pub set_tool_verdict:
+        Option<unsafe extern "C" fn(*mut tg_init_ctx, *const c_char, tg_tool_verdict_fn) -> tg_status>,
 }
 
 /// `TOOLGATE_HOST_HAS(api, member)`: whether the host's table has the
