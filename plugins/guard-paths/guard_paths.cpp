@@ -9,6 +9,12 @@
 // unreadable directory on the way) denies: a guard never fails open.
 // An fs guard ("writes") holds the write roots and deny patterns for every
 // file a tool body declares it will write or edit (docs/design.md §2.13).
+//
+// With "client_roots": "intersect", the roots also narrow to the calling
+// client's own roots (ABI 1.6's client context: the MCP client's
+// roots/list), so one manifest with a wide root (a home folder) follows
+// the project the client has open -- but never widens past the manifest:
+// a client root outside every manifest root adds nothing.
 #include "resolve.hpp"
 
 #include "../common/args.hpp"
@@ -17,6 +23,7 @@
 
 #include <toolgate/plugin.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -82,13 +89,14 @@ class GuardPaths {
               "pointers": )json" TGP_SCHEMA_STRINGS R"json(}}},
           "write_tools": )json" TGP_SCHEMA_STRINGS R"json(,
           "unannotated": {"enum": ["write", "read"]},
+          "client_roots": {"enum": ["ignore", "intersect"]},
           "base": {"type": "string"},
           "home": {"type": "string"}}})json";
 
   explicit GuardPaths(sdk::Init& init) {
     ConfigObject c(init.config(), "");
     c.only({"read_roots", "write_roots", "deny", "builtin_deny", "arguments", "write_tools",
-            "unannotated", "base", "home"});
+            "unannotated", "base", "home", "client_roots"});
 
     std::string cwd;
     std::error_code ec;
@@ -133,14 +141,15 @@ class GuardPaths {
       throw ConfigError("/write_tools", "list at least one tool glob, or leave the key out");
     unannotated_write_ =
         c.choice("unannotated", std::string("write"), {"write", "read"}) == "write";
+    intersect_client_roots_ =
+        c.choice("client_roots", std::string("ignore"), {"ignore", "intersect"}) == "intersect";
 
     init.guard("paths", [this](const sdk::Call& call) { return check(call); });
     // Every file a tool body writes or edits, on the path the host resolved:
     // the write roots and deny patterns hold for writes no argument string
     // revealed (a shell tool, a derived path, a link).
     init.fs_guard("writes", [this](const sdk::Call& call, const sdk::FsIntent& intent) {
-      std::string denial =
-          check_path(call.tool(), intent.edit ? "edit" : "write", intent.path, true);
+      std::string denial = check_path(call, intent.edit ? "edit" : "write", intent.path, true);
       return denial.empty() ? sdk::GuardVerdict::abstain()
                             : sdk::GuardVerdict::deny(std::move(denial));
     });
@@ -172,9 +181,47 @@ class GuardPaths {
     return unannotated_write_;
   }
 
+  // The client's roots (ABI 1.6 client context "/roots"), resolved like
+  // ours; nullopt when the client named none (then ours hold alone).  A
+  // root that is not an absolute path or does not resolve is left out:
+  // leaving one out only narrows.
+  std::optional<std::vector<std::string>> client_roots(const sdk::Call& call) const {
+    auto list = call.client_context("/roots");
+    if (!list || list->type != TG_JSON_ARRAY) return std::nullopt;
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < list->size; ++i) {
+      auto v = call.client_context(("/roots/" + std::to_string(i)).c_str());
+      if (!v || v->type != TG_JSON_STRING) continue;
+      auto text = sdk::from_tg(v->string);
+      std::string why;
+      if (text.empty() || text[0] != '/') continue;
+      if (auto r = resolve(text, ctx_, &why)) out.push_back(r->real);
+    }
+    return out;
+  }
+
+  // Our roots narrowed to the client's: each client root inside one of
+  // ours, and each of ours inside a client root.
+  static std::vector<std::string> intersect(const std::vector<std::string>& ours,
+                                            const std::vector<std::string>& theirs) {
+    std::vector<std::string> out;
+    auto add = [&](const std::string& r) {
+      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+    };
+    for (const auto& m : ours)
+      for (const auto& c : theirs) {
+        if (within(c, m))
+          add(c);
+        else if (within(m, c))
+          add(m);
+      }
+    return out;
+  }
+
   // Checks one path string; returns a denial reason or "".
-  std::string check_path(std::string_view tool, const std::string& pointer, std::string_view value,
+  std::string check_path(const sdk::Call& call, const std::string& pointer, std::string_view value,
                          bool write) const {
+    const std::string_view tool = call.tool();
     // Built only for a denial: an allowed path costs no string building.
     auto head = [&] {
       return std::string(tool) + ": " + pointer + " \"" + std::string(value) + "\"";
@@ -189,11 +236,20 @@ class GuardPaths {
       if (g.matches(lexical) || g.matches(real))
         return head() + " resolves to \"" + r->real + "\", which matches the deny pattern \"" +
                g.text() + "\"";
-    const auto& roots = write ? write_roots_ : read_roots_;
-    for (const auto& root : roots)
+    const auto& ours = write ? write_roots_ : read_roots_;
+    std::optional<std::vector<std::string>> narrowed;
+    if (intersect_client_roots_)
+      if (auto theirs = client_roots(call)) narrowed = intersect(ours, *theirs);
+    for (const auto& root : narrowed ? *narrowed : ours)
       if (within(r->real, root)) return "";
-    return head() + " resolves to \"" + r->real + "\", outside the " + (write ? "write" : "read") +
-           " roots (" + describe_roots(roots) + ")";
+    const std::string kind = write ? "write" : "read";
+    if (narrowed)
+      return head() + " resolves to \"" + r->real + "\", outside the " + kind +
+             " roots: the configured ones (" + describe_roots(ours) +
+             ") narrowed to the client's roots, which leaves " +
+             (narrowed->empty() ? std::string("none") : describe_roots(*narrowed));
+    return head() + " resolves to \"" + r->real + "\", outside the " + kind + " roots (" +
+           describe_roots(ours) + ")";
   }
 
   sdk::GuardVerdict check(const sdk::Call& call) const {
@@ -204,12 +260,12 @@ class GuardPaths {
       if (!denial.empty()) return;
       if (v.type == TG_JSON_NULL) return;  // an optional path left out
       if (v.type == TG_JSON_STRING) {
-        denial = check_path(call.tool(), pointer, sdk::from_tg(v.string), write);
+        denial = check_path(call, pointer, sdk::from_tg(v.string), write);
       } else if (v.type == TG_JSON_ARRAY) {
         // A list of paths where one was expected: check every element.
         for (std::size_t i = 0; i < v.size && denial.empty(); ++i) {
           auto p = call.arg_string((pointer + "/" + std::to_string(i)).c_str());
-          denial = p ? check_path(call.tool(), pointer + "/" + std::to_string(i), *p, write)
+          denial = p ? check_path(call, pointer + "/" + std::to_string(i), *p, write)
                      : std::string(call.tool()) + ": " + pointer + "/" + std::to_string(i) +
                            " is not a path string";
         }
@@ -231,6 +287,7 @@ class GuardPaths {
   std::vector<ArgumentSpec> specs_;
   NameGlobs write_tools_;
   bool unannotated_write_ = true;
+  bool intersect_client_roots_ = false;
 };
 
 }  // namespace

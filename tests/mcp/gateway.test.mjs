@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TOOLGATE = process.env.TOOLGATE;
@@ -67,7 +67,7 @@ async function until(what, check, ms = 10000) {
 }
 
 // An SDK client connected through `toolgate mcp` to the chosen server.
-async function connect({ server = 'fs', elicit = null, log = '', gatewayArgs = [], manifestFile = manifest } = {}) {
+async function connect({ server = 'fs', elicit = null, log = '', gatewayArgs = [], manifestFile = manifest, roots = null } = {}) {
   const serverArgs = server === 'fs' ? [fsServer, root] : [testServer];
   const transport = new StdioClientTransport({
     command: TOOLGATE,
@@ -77,9 +77,13 @@ async function connect({ server = 'fs', elicit = null, log = '', gatewayArgs = [
   });
   let stderr = '';
   transport.stderr.on('data', (d) => { stderr += d; });
-  const client = new Client({ name: 'toolgate-e2e', version: '1.0.0' },
-    elicit ? { capabilities: { elicitation: {} } } : {});
+  const capabilities = {};
+  if (elicit) capabilities.elicitation = {};
+  if (roots) capabilities.roots = { listChanged: true };
+  const client = new Client({ name: 'toolgate-e2e', version: '1.0.0' }, { capabilities });
   if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
+  // roots(): the client's current roots, as URIs.
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots().map((uri) => ({ uri })) }));
   await client.connect(transport);
   return { client, stderr: () => stderr, close: () => client.close() };
 }
@@ -525,6 +529,35 @@ test('a tool the policy denies whatever its arguments is not offered in tools/li
     assert.equal(errorOf(r).code, 'denied');
     assert.match(textOf(r), /this session is read-only/);
     assert.ok(!existsSync(target), 'the hidden tool wrote its file');
+  } finally { await c.close(); }
+});
+
+test("guard-paths narrows its roots to the client's roots, and follows them when they change", async () => {
+  const narrowing = testManifest('client-roots', [
+    { id: 'toolgate.guard-paths', path: path.join(PLUGINS, 'toolgate_guard-paths.so'),
+      config: { read_roots: [tmp], base: tmp, client_roots: 'intersect' } },
+  ]);
+  let current = [`file://${root}`];
+  const c = await connect({ server: 'test', manifestFile: narrowing, roots: () => current });
+  const look = (p) => c.client.callTool({ name: 'look', arguments: { path: p } });
+  try {
+    // Both folders are inside the manifest's root; the client has only `root` open.
+    assert.equal(textOf(await look(path.join(root, 'hello.txt'))), `looked at ${path.join(root, 'hello.txt')}`);
+    let r = await look(path.join(outside, 'x'));
+    assert.equal(errorOf(r)?.code, 'denied', JSON.stringify(r));
+    assert.match(textOf(r), /narrowed to the client's roots/);
+    // The client switches folders: the next call follows.
+    current = [`file://${outside}`, 'https://example.com/not-a-folder'];
+    await c.client.sendRootsListChanged();
+    assert.equal(textOf(await look(path.join(outside, 'x'))), `looked at ${path.join(outside, 'x')}`);
+    r = await look(path.join(root, 'hello.txt'));
+    assert.equal(errorOf(r)?.code, 'denied', JSON.stringify(r));
+    // A root outside the manifest's adds nothing.
+    current = ['file:///usr'];
+    await c.client.sendRootsListChanged();
+    r = await look('/usr/share');
+    assert.equal(errorOf(r)?.code, 'denied', JSON.stringify(r));
+    assert.match(textOf(r), /which leaves none/);
   } finally { await c.close(); }
 });
 

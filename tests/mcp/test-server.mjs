@@ -57,6 +57,13 @@ server.registerTool('progress', {
   return { content: [{ type: 'text', text: 'done' }] };
 });
 
+// Names a path and does nothing with it: what reaches it is the guards' decision alone.
+server.registerTool('look', {
+  description: 'Says which path it was given',
+  inputSchema: { path: z.string() },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+}, async ({ path }) => ({ content: [{ type: 'text', text: `looked at ${path}` }] }));
+
 server.registerTool('fail', {
   description: 'Always reports a tool error',
   inputSchema: {},

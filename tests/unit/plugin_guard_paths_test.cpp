@@ -261,3 +261,81 @@ TEST(GuardPathsPlugin, RootsFromAManifestVariable) {
   EXPECT_EQ(f.try_path("fs.read", "a.txt"), "");  // base is the workspace too
   EXPECT_TRUE(has(f.try_path("fs.read", f.outside + "/secret"), "outside the read roots"));
 }
+
+// "client_roots": "intersect" (ABI 1.6 client context): the manifest's
+// roots narrowed to the calling client's roots, never widened.
+namespace {
+ToolResult call_with_roots(PathsFixture& f, const std::string& tool, const std::string& p,
+                           std::optional<json::array> roots) {
+  ToolCall c;
+  c.identity.tool = tool;
+  c.identity.session_id = "s1";
+  c.identity.client = "mcp";
+  if (roots)
+    c.identity.client_context =
+        std::make_shared<const json::object>(json::object{{"roots", *roots}});
+  c.arguments = json::object{{"path", p}};
+  return f.host.call(std::move(c));
+}
+}  // namespace
+
+TEST(GuardPathsPlugin, ClientRootsNarrowTheConfiguredRootsAndNeverWidenThem) {
+  PathsFixture f;
+  // Wide configured roots: the whole tree; the client has only work/sub open.
+  f.load("guard-paths", f.config({{"read_roots", json::array{f.tree.path.string()}},
+                                  {"write_roots", json::array{f.tree.path.string()}},
+                                  {"client_roots", "intersect"}}));
+  const json::array sub{(f.work + "/sub").c_str()};
+  f.tree.write("work/sub/in.txt", "in");
+  EXPECT_FALSE(call_with_roots(f, "fs.read", f.work + "/sub/in.txt", sub).is_error);
+  auto r = call_with_roots(f, "fs.read", f.work + "/a.txt", sub);
+  ASSERT_EQ(code_of(r), "denied");
+  EXPECT_TRUE(
+      has(r.error->message, "narrowed to the client's roots, which leaves " + f.work + "/sub"))
+      << r.error->message;
+  // Writes narrow the same way, and so does the fs guard on a write a tool
+  // body declares (a path no argument showed).
+  EXPECT_EQ(code_of(call_with_roots(f, "fs.write", f.work + "/out/x", sub)), "denied");
+  // The tool writes where "/dest" says -- not a pointer the argument guard
+  // reads -- so only the fs guard sees that path.
+  f.add_tool("mutate", TG_TOOL_READ_ONLY, [](const ToolContext& ctx) {
+    auto d = ctx.write_intent(ctx.call.arguments.at("dest").as_string());
+    return d.allowed ? ToolOutput::success("ok") : ToolOutput::failure(d.reason);
+  });
+  auto mutate = [&](const std::string& dest) {
+    ToolCall c;
+    c.identity.tool = "mutate";
+    c.identity.session_id = "s1";
+    c.identity.client_context = std::make_shared<const json::object>(json::object{{"roots", sub}});
+    c.arguments = json::object{{"dest", dest}};
+    return f.host.call(std::move(c));
+  };
+  EXPECT_FALSE(mutate(f.work + "/sub/new.txt").is_error);
+  r = mutate(f.work + "/out/new.txt");
+  ASSERT_TRUE(r.is_error);
+  EXPECT_TRUE(has(r.error->message, "mutate: write \"")) << r.error->message;  // the fs guard
+  EXPECT_TRUE(has(r.error->message, "narrowed to the client's roots")) << r.error->message;
+  // A client root outside every configured root adds nothing: /etc stays out.
+  r = call_with_roots(f, "fs.read", "/usr/share/dict/x",
+                      json::array{"/usr", (f.work + "/sub").c_str()});
+  EXPECT_EQ(code_of(r), "denied");
+  // A client root wider than a configured one keeps the configured one.
+  EXPECT_FALSE(call_with_roots(f, "fs.read", f.work + "/a.txt", json::array{"/"}).is_error);
+  // Declared roots but none named: nothing is inside.
+  r = call_with_roots(f, "fs.read", f.work + "/sub/in.txt", json::array{});
+  ASSERT_EQ(code_of(r), "denied");
+  EXPECT_TRUE(has(r.error->message, "which leaves none")) << r.error->message;
+  // A client that named no roots at all (no context): the configured roots alone.
+  EXPECT_FALSE(call_with_roots(f, "fs.read", f.work + "/a.txt", std::nullopt).is_error);
+  // A relative or unresolvable client root is left out (narrower, never wider).
+  r = call_with_roots(f, "fs.read", f.work + "/a.txt", json::array{"work", "/no/such/dir"});
+  EXPECT_EQ(code_of(r), "denied");
+}
+
+TEST(GuardPathsPlugin, ClientRootsAreIgnoredUnlessConfigured) {
+  PathsFixture f;
+  f.load("guard-paths", f.config());
+  EXPECT_FALSE(
+      call_with_roots(f, "fs.read", f.work + "/a.txt", json::array{(f.work + "/sub").c_str()})
+          .is_error);
+}

@@ -34,6 +34,11 @@ struct CallIdentity {
   // is refused (invalid_arguments).
   std::string parent_call_id = {};
   std::uint32_t depth = 0;
+  // What the entry point knows about the calling client, read by hooks by
+  // JSON Pointer (ABI 1.6 client_context_get), never changed by them.
+  // Keys so far: "roots", an array of absolute folder paths -- the
+  // client's roots (the MCP gateway: its roots/list).  Null: nothing known.
+  std::shared_ptr<const boost::json::object> client_context = {};
 };
 
 struct ToolCall {

@@ -1,6 +1,7 @@
 #include <toolgate/mcp/gateway.hpp>
 
 #include "client_calls.hpp"
+#include "client_roots.hpp"
 #include "elicitation.hpp"
 #include "gated_requests.hpp"
 #include "jsonrpc.hpp"
@@ -79,6 +80,7 @@ struct Gateway::Impl final : PeerHandler {
   Peer server;
   ToolPins pins;
   ClientCalls calls;
+  ClientRoots roots;
   ServerTools tools;
   WorkerPool pool;
   // The server's own gated requests (sampling, elicitation) run apart: a
@@ -115,7 +117,10 @@ struct Gateway::Impl final : PeerHandler {
       on_client_call(m);
       return true;
     }
-    if (method == "initialize") client_elicits = client_can_elicit_forms(m.params());
+    if (method == "initialize") {
+      client_elicits = client_can_elicit_forms(m.params());
+      roots.on_initialize(m.params());
+    }
     if (method == "tools/list") note["had_cursor"] = m.params().contains("cursor");
     if (calls.by_client_id(m.id())) {
       client.reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
@@ -127,6 +132,10 @@ struct Gateway::Impl final : PeerHandler {
   bool take_notification(Peer& from, Message& m) override {
     if (&from == &server && m.method() == "notifications/tools/list_changed") {
       tools.mark_stale();
+      return false;
+    }
+    if (&from == &client && m.method() == "notifications/roots/list_changed") {
+      roots.mark_stale();
       return false;
     }
     if (m.method() != "notifications/cancelled") return false;
@@ -274,6 +283,12 @@ struct Gateway::Impl final : PeerHandler {
         batch.push_back(ToolCall{{call->call_id, call->tool, opt.session_id, "", "mcp", ""},
                                  call->arguments,
                                  call->signal});
+        // The client's roots, for guards that narrow to them.  Only the
+        // client's own requests carry them: a server's request is not the
+        // client asking.
+        if (!call->from_server)
+          batch.back().identity.client_context =
+              roots.context(client, *call->signal, &call->waiting);
         // A batch of one: its contexts come back with it (see add_contexts).
         BatchResult b = host.call_batch(std::move(batch));
         Relay relay = call->gated ? reply_for_request(b.results.at(0), call->server_answer,

@@ -347,6 +347,17 @@ tg_status arg_get(const tg_call* c, const char* pointer, tg_json_value* out) {
   });
 }
 
+tg_status client_context_get(const tg_call* c, const char* pointer, tg_json_value* out) {
+  return safely([&]() -> tg_status {
+    static const json::object nothing;
+    const auto& context = c ? c->view.identity.client_context : nullptr;
+    std::string why;
+    tg_status st = get_value(context ? context.get() : &nothing, pointer, out, &why);
+    if (!why.empty() && c && c->error.empty()) c->error = "client_context_get: " + why;
+    return st;
+  });
+}
+
 tg_status arg_string(const tg_call* c, const char* pointer, tg_str* out) {
   return safely(
       [&]() -> tg_status { return get_string(c ? &c->view.arguments : nullptr, pointer, out); });
@@ -675,6 +686,7 @@ const tg_host_api* host_api() {
       fs_intent,
       fs_observed,
       set_tool_verdict,
+      client_context_get,
   };
   return &table;
 }

@@ -270,6 +270,7 @@ std::optional<ToolOutput> Run::serve_call(json::object& msg) {
   CallIdentity identity{new_call_id(), std::string(tool->get_string()), parent.session_id, token_};
   identity.client = parent.client;
   identity.agent_id = parent.agent_id;
+  identity.client_context = parent.client_context;
   identity.parent_call_id = parent.call_id;
   identity.depth = parent.depth + 1;
   if (host_.listening()) {

@@ -107,6 +107,16 @@ class Call {
     if (api_->arg_get(call_, pointer, &v) != TG_OK) return std::nullopt;
     return v;
   }
+  // What the entry point knows about the calling client (ABI 1.6), by JSON
+  // Pointer: "/roots" (the client's root folders), "/roots/0", ...
+  // nullopt when absent, and on a host older than 1.6.
+  std::optional<tg_json_value> client_context(const char* pointer) const {
+    if (!TOOLGATE_HOST_HAS(api_, client_context_get)) return std::nullopt;
+    tg_json_value v{};
+    v.struct_size = sizeof(v);
+    if (api_->client_context_get(call_, pointer, &v) != TG_OK) return std::nullopt;
+    return v;
+  }
   // All arguments, parsed (costs a parse: prefer arg_* for single fields).
   boost::json::object arguments() const {
     tg_str s{};

@@ -89,7 +89,8 @@ extern "C" {
  *        file mutations: TG_CAP_FS_GUARD, register_fs_guard, fs_intent,
  *        fs_observed and the TG_DENIED status
  *   1.6  static verdicts: set_tool_verdict, so a tool a policy denies
- *        whatever its arguments is not offered (5.2b) */
+ *        whatever its arguments is not offered (5.2b); the client's
+ *        context (its roots): client_context_get */
 
 /* ======================================================================
  * 2. Basic types
@@ -657,6 +658,19 @@ struct tg_host_api {
    * init error) for an unknown name, another kind of hook, a NULL fn or a
    * second verdict for the same hook. */
   tg_status (*set_tool_verdict)(tg_init_ctx *ctx, const char *hook_name, tg_tool_verdict_fn fn);
+
+  /* ---- since ABI 1.6: the client's context (any stage with a call) --------
+   * What the entry point knows about the calling client, read by JSON
+   * Pointer exactly like arg_get; set by the entry point, never by a hook.
+   * Keys so far:
+   *   /roots  array of strings: the client's root folders as absolute
+   *           paths (the MCP gateway: the client's roots/list, its file://
+   *           URIs as paths).  Absent when the client declared no roots;
+   *           an empty array when it declared roots and named none.
+   * TG_NOT_FOUND for anything absent -- always, where the entry point
+   * knows nothing (the CLI, an embedder that sets nothing). */
+  tg_status (*client_context_get)(const tg_call *call, const char *json_pointer,
+                                  tg_json_value *out);
 };
 
 #ifdef __cplusplus

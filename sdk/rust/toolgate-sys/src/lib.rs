@@ -370,6 +370,8 @@ pub struct tg_host_api {
     // since ABI 1.6: static verdicts (init only)
     pub set_tool_verdict:
         Option<unsafe extern "C" fn(*mut tg_init_ctx, *const c_char, tg_tool_verdict_fn) -> tg_status>,
+    pub client_context_get:
+        Option<unsafe extern "C" fn(*const tg_call, *const c_char, *mut tg_json_value) -> tg_status>,
 }
 
 /// `TOOLGATE_HOST_HAS(api, member)`: whether the host's table has the
