@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TOOLGATE = process.env.TOOLGATE;
@@ -952,4 +952,90 @@ test('with --on-drift ask a changed tool asks the user first; declined, it does 
     g.child.stdin.end();
   }
   assert.equal((await g.exited).code, 0);
+});
+
+// ---- tasks (2025-11-25): the gateway's own, over the server's ---------------------------
+const tasksManifest = () => testManifest('tasks', [
+  { id: 'toolgate.policy', path: path.join(PLUGINS, 'toolgate_policy.so'),
+    config: { rules: [{ tools: 'report', when: [{ pointer: '/id', equals: 'refused' }],
+      verdict: 'deny', reason: 'no report on that' }] } },
+  { id: 'toolgate.redact', path: path.join(PLUGINS, 'toolgate_redact.so'), config: { tools: 'report' } },
+]);
+const streamed = async (client, args) => {
+  const out = [];
+  for await (const m of client.experimental.tasks.callToolStream({ name: 'report', arguments: args })) out.push(m);
+  return out;
+};
+const secretKey = 'AKIA' + 'IOSFODNN7EXAMPLE';
+
+test("a task-augmented call gets the gateway's task, and post-execute acts on the task's final result", async () => {
+  const log = newLog();
+  const c = await connect({ server: 'test', manifestFile: tasksManifest(), log });
+  try {
+    const { tools } = await c.client.listTools();  // the client learns report runs only as a task
+    assert.equal(tools.find((t) => t.name === 'report').execution.taskSupport, 'required');
+    const seen = await streamed(c.client, { ms: 300, secret: secretKey, id: 'r1' });
+    const created = seen.find((m) => m.type === 'taskCreated');
+    assert.ok(created, JSON.stringify(seen));
+    assert.match(created.task.taskId, /^tg-[0-9a-f]{32}$/);  // the gateway's, not the server's
+    const result = seen.find((m) => m.type === 'result');
+    assert.ok(result, JSON.stringify(seen));
+    // redact ran on the report, not on the task handle.
+    assert.match(textOf(result.result), /^report r1: key \[REDACTED/);
+    assert.doesNotMatch(JSON.stringify(seen), /AKIAIOSFODNN7EXAMPLE/);
+    assert.match(readLog(log), /task done r1/);
+    const { tasks } = await c.client.experimental.tasks.listTasks();
+    assert.ok(tasks.some((t) => t.taskId === created.task.taskId && t.status === 'completed'), JSON.stringify(tasks));
+    // tasks/result again: the same final result, still redacted.
+    const again = await c.client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
+    assert.equal(textOf(again), textOf(result.result));
+    // A task id the gateway did not make is unknown here (the server's never reach the client).
+    await assert.rejects(c.client.experimental.tasks.getTask('not-a-task'), /no task "not-a-task"/);
+  } finally { await c.close(); }
+});
+
+test('a tool the server runs only as a task runs for a client that sends no task: the gateway waits for the server task', async () => {
+  const log = newLog();
+  const c = await connect({ server: 'test', manifestFile: tasksManifest(), log });
+  try {
+    // Sent as a plain tools/call (the SDK itself refuses once it knows the tool needs a task).
+    const r = await c.client.request({ method: 'tools/call', params: { name: 'report', arguments: { ms: 50, secret: 'none', id: 'r2' } } },
+      CallToolResultSchema);
+    assert.equal(textOf(r), 'report r2: key none');
+    assert.match(readLog(log), /task done r2/);
+  } finally { await c.close(); }
+});
+
+test('a task-augmented call the policy refuses makes no task and never reaches the server', async () => {
+  const log = newLog();
+  const c = await connect({ server: 'test', manifestFile: tasksManifest(), log });
+  try {
+    await c.client.listTools();
+    const seen = await streamed(c.client, { ms: 50, secret: 'x', id: 'refused' });
+    assert.deepEqual(seen.map((m) => m.type), ['error'], JSON.stringify(seen));
+    assert.match(seen[0].error.message, /no report on that/);
+    const { tasks } = await c.client.experimental.tasks.listTasks();
+    assert.equal(tasks.length, 0);
+    assert.doesNotMatch(readLog(log), /task started refused/);
+  } finally { await c.close(); }
+});
+
+test("tasks/cancel on the gateway's task stops the server's task", async () => {
+  const log = newLog();
+  const c = await connect({ server: 'test', manifestFile: tasksManifest(), log });
+  try {
+    await c.client.listTools();
+    const seen = [];
+    for await (const m of c.client.experimental.tasks.callToolStream({ name: 'report', arguments: { ms: 20000, secret: 'x', id: 'r3' } })) {
+      seen.push(m);
+      if (m.type === 'taskCreated') {
+        await until('the server to start the task', () => /task started r3/.test(readLog(log)));
+        const cancelled = await c.client.experimental.tasks.cancelTask(m.task.taskId);
+        assert.equal(cancelled.status, 'cancelled');
+      }
+    }
+    assert.equal(seen.at(-1).type, 'error', JSON.stringify(seen));
+    await until('the server to see the cancellation', () => /task cancelled r3/.test(readLog(log)));
+    assert.doesNotMatch(readLog(log), /task done r3/);
+  } finally { await c.close(); }
 });

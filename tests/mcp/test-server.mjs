@@ -3,6 +3,7 @@
 // and a server-initiated elicitation.  With TG_TEST_LOG set, it appends one
 // line per event the tests check ("cancelled sleep 1", "started sleep 1").
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { InMemoryTaskMessageQueue, InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { appendFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -11,7 +12,39 @@ const log = (line) => {
   if (process.env.TG_TEST_LOG) appendFileSync(process.env.TG_TEST_LOG, line + '\n');
 };
 
-const server = new McpServer({ name: 'toolgate-test-server', version: '1.0.0' });
+const server = new McpServer({ name: 'toolgate-test-server', version: '1.0.0' }, {
+  capabilities: { tasks: { requests: { tools: { call: {} } }, cancel: {} } },
+  taskStore: new InMemoryTaskStore(),
+  taskMessageQueue: new InMemoryTaskMessageQueue(),
+});
+
+// A tool that runs only as a task (2025-11-25): after `ms` it stores a
+// report that quotes `secret`, unless the task was cancelled first.
+server.experimental.tasks.registerToolTask('report', {
+  description: 'Writes a report in the background (a task)',
+  inputSchema: { ms: z.number(), secret: z.string(), id: z.string() },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  execution: { taskSupport: 'required' },
+}, {
+  async createTask({ ms, secret, id }, { taskStore, taskRequestedTtl }) {
+    const task = await taskStore.createTask({ ttl: taskRequestedTtl ?? 60000 });
+    log(`task started ${id}`);
+    const end = Date.now() + ms;
+    const tick = async () => {
+      const now = await taskStore.getTask(task.taskId);
+      if (now?.status === 'cancelled') return log(`task cancelled ${id}`);
+      if (Date.now() < end) return setTimeout(tick, 20);
+      await taskStore.storeTaskResult(task.taskId, 'completed', {
+        content: [{ type: 'text', text: `report ${id}: key ${secret}` }],
+      });
+      log(`task done ${id}`);
+    };
+    setTimeout(tick, 20);
+    return { task };
+  },
+  async getTask(_args, { taskId, taskStore }) { return taskStore.getTask(taskId); },
+  async getTaskResult(_args, { taskId, taskStore }) { return taskStore.getTaskResult(taskId); },
+});
 
 server.registerTool('echo', {
   description: 'Echoes its arguments after an optional delay, as text and structuredContent',

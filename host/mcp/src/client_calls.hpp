@@ -49,6 +49,12 @@ struct ClientCall {
   // Written by the tool body and read after the pipeline, both on the
   // call's worker thread.
   std::optional<ServerAnswer> server_answer;
+  // A task-augmented tools/call (client_tasks.hpp): the client's ttl, and
+  // the gateway's task for it, made when the tool body starts (so written
+  // and read on the call's worker thread, like server_answer).
+  bool as_task = false;
+  std::optional<std::int64_t> task_ttl;
+  std::string task_id;
 
   // Fires the signal and wakes every wait of this call at once.
   void cancel() {

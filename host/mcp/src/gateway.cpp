@@ -2,6 +2,7 @@
 
 #include "client_calls.hpp"
 #include "client_roots.hpp"
+#include "client_tasks.hpp"
 #include "elicitation.hpp"
 #include "gated_requests.hpp"
 #include "jsonrpc.hpp"
@@ -81,6 +82,7 @@ struct Gateway::Impl final : PeerHandler {
   ToolPins pins;
   ClientCalls calls;
   ClientRoots roots;
+  ClientTasks tasks;
   ServerTools tools;
   WorkerPool pool;
   // The server's own gated requests (sampling, elicitation) run apart: a
@@ -117,9 +119,14 @@ struct Gateway::Impl final : PeerHandler {
       on_client_call(m);
       return true;
     }
+    if (method.starts_with("tasks/")) {
+      on_client_task_request(m);
+      return true;
+    }
     if (method == "initialize") {
       client_elicits = client_can_elicit_forms(m.params());
       roots.on_initialize(m.params());
+      without_client_tasks(m);
     }
     if (method == "tools/list") note["had_cursor"] = m.params().contains("cursor");
     if (calls.by_client_id(m.id())) {
@@ -169,6 +176,7 @@ struct Gateway::Impl final : PeerHandler {
         std::lock_guard lock(state_mutex);
         protocol_version = std::move(ver);
       }
+      return with_gateway_tasks(r, version() == "2025-11-25");
     }
     return std::nullopt;
   }
@@ -210,6 +218,66 @@ struct Gateway::Impl final : PeerHandler {
     return out;
   }
 
+  // ---- tasks (client_tasks.hpp) ------------------------------------------------------
+  // The client's tasks/* requests name the gateway's tasks, answered here
+  // (a parked tasks/result holds no thread); they never reach the server.
+  void on_client_task_request(Message& m) {
+    const auto method = m.method();
+    const auto& params = m.params();
+    auto send = [&](const ClientTasks::Reply& r) {
+      client.send_text(response_text(r.id, r.is_error, r.body_text));
+    };
+    if (method == "tasks/get") return send(tasks.get(m.id(), params));
+    if (method == "tasks/list") return send(tasks.list(m.id(), params));
+    if (method == "tasks/result") {
+      if (auto r = tasks.result(m.id(), params)) send(*r);
+      return;
+    }
+    if (method == "tasks/cancel") {
+      for (const auto& r : tasks.cancel(m.id(), params, [&](const std::string& call_id) {
+             if (auto call = calls.by_call_id(call_id)) call->cancel();
+           }))
+        send(r);
+      return;
+    }
+    client.reply_error(m.id(), rpc_error::method_not_found,
+                       "toolgate does not know " + std::string(method));
+  }
+
+  // The server never gets to make the client run tasks: the client's own
+  // task capability (for sampling and elicitation) is not passed on, since
+  // the gateway gates those requests by their final result, which a task
+  // handle is not.
+  static void without_client_tasks(Message& m) {
+    auto* caps = m.body["params"].as_object().if_contains("capabilities");
+    if (!caps || !caps->is_object() || !caps->get_object().contains("tasks")) return;
+    caps->get_object().erase("tasks");
+    m.text.clear();  // relayed from the changed value
+  }
+
+  // What the client is told the gateway can do with tasks (from 2025-11-25
+  // on, where tasks began): task-augmented tools/call, tasks/list and
+  // tasks/cancel -- the gateway's own, whatever the server does.  Before
+  // that, no tasks, whatever the server says.
+  static std::optional<json::object> with_gateway_tasks(const json::object& initialize_result,
+                                                        bool tasks_exist) {
+    const auto* caps = initialize_result.if_contains("capabilities");
+    if (!tasks_exist && !(caps && caps->is_object() && caps->get_object().contains("tasks")))
+      return std::nullopt;  // relayed as it came
+    json::object out = initialize_result;
+    auto& c = out["capabilities"];
+    if (!c.is_object()) c = json::object{};
+    if (!tasks_exist) {
+      c.get_object().erase("tasks");
+      return out;
+    }
+    c.get_object()["tasks"] =
+        json::object{{"list", json::object{}},
+                     {"cancel", json::object{}},
+                     {"requests", json::object{{"tools", json::object{{"call", json::object{}}}}}}};
+    return out;
+  }
+
   // ---- a client's tools/call: the pipeline on a worker ------------------------------
   void on_client_call(Message& m) {
     const auto& p = m.params();
@@ -234,6 +302,20 @@ struct Gateway::Impl final : PeerHandler {
     call->arguments = args ? *args : json::value(json::object{});
     call->params = p;
     if (auto span = find_path(m.text, {"params"})) call->params_text = span->value.of(m.text);
+    if (const auto* task = p.if_contains("task")) {
+      if (!task->is_object())
+        return client.reply_error(m.id(), rpc_error::invalid_params, "\"task\" must be an object");
+      if (name->get_string() == code_mode_tool || tools.is_own(name->get_string()))
+        return client.reply_error(m.id(), rpc_error::invalid_params,
+                                  "toolgate runs its own tool \"" +
+                                      std::string(name->get_string()) +
+                                      "\" only without a task; call it without \"task\"");
+      call->as_task = true;
+      if (const auto* ttl = task->get_object().if_contains("ttl"); ttl && ttl->is_number()) {
+        const double ms = ttl->to_number<double>();
+        call->task_ttl = ms > 1e12 ? std::int64_t(1e12) : ms < 0 ? 0 : std::int64_t(ms);
+      }
+    }
     call->call_id = opt.session_id + "-" + std::to_string(++call_counter);
     if (server.ids().find_forwarded(call->client_id) || !calls.add(call))
       return client.reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
@@ -296,9 +378,28 @@ struct Gateway::Impl final : PeerHandler {
                                   : relay_for(b.results.at(0), call->server_answer, call->tool,
                                               b.additional_contexts);
         const bool is_error = relay.kind == Relay::Kind::rpc_error;
-        response = response_text(
-            call->client_id, is_error,
-            relay.text.empty() ? std::string_view(to_json_text(relay.body)) : relay.text);
+        std::string body = relay.text.empty() ? to_json_text(relay.body) : relay.text;
+        if (call->as_task) {
+          if (!call->task_id.empty()) {
+            // The client holds the task: whoever waits on tasks/result gets
+            // the final result now, and nothing answers the tools/call again.
+            calls.finish(*call);
+            for (const auto& r : tasks.finish(call->task_id, is_error, std::move(body)))
+              client.send_text(response_text(r.id, r.is_error, r.body_text));
+            return;
+          }
+          // Refused before the body started (no task was made): the client
+          // waits for a task, so the refusal is a JSON-RPC error naming it.
+          const ToolResult& r = b.results.at(0);
+          json::object error{
+              {"code", refused_code},
+              {"message", r.error ? r.error->message : std::string("the call failed")},
+              {"data", json::object{{"toolgate/error",
+                                     call_result_from(r).at("_meta").at("toolgate/error")}}}};
+          response = to_json_text(make_error_object(call->client_id, std::move(error)));
+        } else {
+          response = response_text(call->client_id, is_error, body);
+        }
       }
     } catch (const std::exception& e) {
       response =
@@ -325,18 +426,56 @@ struct Gateway::Impl final : PeerHandler {
       }
     }
     auto call = calls.by_call_id(ctx.call.identity.call_id);
+    if (call && call->as_task && call->task_id.empty()) {
+      // Every check passed: the client gets its task now, and the result
+      // when this call ends (client_tasks.hpp).
+      auto id = tasks.create(call->call_id, call->task_ttl);
+      if (!id)
+        return ToolOutput::failure(
+            "toolgate holds as many tasks as it keeps (1024) and none has expired; wait for "
+            "some to end, or call without \"task\"");
+      call->task_id = *id;
+      client.send(make_result(call->client_id, tasks.created_result(*id)));
+    }
     static const json::object no_params;
+    // A tool the server runs only as a task is called as one, and the body
+    // waits for that task's result: the pipeline sees the final result.
+    const bool server_task = tools.task_required(name);
     const std::string params =
         forward_params(call ? std::string_view(call->params_text) : std::string_view(),
-                       call ? call->params : no_params, name, ctx.call.arguments);
+                       call ? call->params : no_params, name, ctx.call.arguments, server_task);
     auto a = server.request_text_and_wait("tools/call", params, *ctx.signal,
                                           call ? &call->waiting : nullptr);
+    if (server_task && a.end == Answer::End::answered)
+      if (auto task = server_task_id(a.response())) {
+        a = server.request_and_wait("tasks/result", json::object{{"taskId", *task}}, *ctx.signal,
+                                    call ? &call->waiting : nullptr);
+        if (a.end == Answer::End::signalled) cancel_server_task(*task);
+      }
     return output_of(a, server, {"tools/call for " + name, name, "tool " + name + " did not run"},
                      ctx, call.get(), [&](const json::object& r) {
                        const auto* e = r.if_contains("error");
                        return e ? output_from_rpc_error(*e, name)
                                 : output_from_call_result(r.at("result"), name);
                      });
+  }
+
+  // The server's task id in a CreateTaskResult, or nullopt (the server ran
+  // the call at once after all, or answered with an error).
+  static std::optional<std::string> server_task_id(const json::object& response) {
+    const auto* result = response.if_contains("result");
+    const auto* task =
+        result && result->is_object() ? result->get_object().if_contains("task") : nullptr;
+    const auto* id = task && task->is_object() ? task->get_object().if_contains("taskId") : nullptr;
+    if (!id || !id->is_string()) return std::nullopt;
+    return std::string(id->get_string());
+  }
+
+  // The call was cancelled while the server's task ran: tell the server to
+  // stop it (the cancelled tasks/result alone does not), waiting at most 2 s.
+  void cancel_server_task(const std::string& task) {
+    auto stop = Signal::make()->child(std::chrono::seconds(2));
+    server.request_and_wait("tasks/cancel", json::object{{"taskId", task}}, *stop);
   }
 
   // The body of the gated requests' reserved calls: the final params to the

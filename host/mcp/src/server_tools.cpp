@@ -69,6 +69,11 @@ void ServerTools::ensure_listed(Peer& server, const Signal& signal, SlotWaker* w
   if (need()) refresh(server, signal, waker);
 }
 
+bool ServerTools::task_required(std::string_view tool) {
+  std::lock_guard lock(mutex_);
+  return task_required_.count(tool) != 0;
+}
+
 std::optional<std::string> ServerTools::clash_for(std::string_view tool) {
   std::lock_guard lock(mutex_);
   auto it = clashing_.find(tool);
@@ -108,6 +113,7 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
   std::vector<ToolDefinition> defs;
   std::set<std::string, std::less<>> names;
   std::map<std::string, std::string, std::less<>> clashes;
+  std::set<std::string, std::less<>> task_required;
   const auto plugin_tools = tools_of_plugins();
   for (const auto& t : *list) {
     if (const auto* o = t.if_object())
@@ -153,6 +159,11 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
       continue;
     }
     def->execute = body_;
+    if (const auto* o = t.if_object())
+      if (const auto* ex = o->if_contains("execution"); ex && ex->is_object())
+        if (const auto* ts = ex->get_object().if_contains("taskSupport");
+            ts && ts->is_string() && ts->get_string() == "required")
+          task_required.insert(def->name);
     // A tool whose definition drifted is not offered to scripts either: its
     // (possibly rewritten) description would reach the model through
     // run_code's declarations (the guard refuses its calls anyway).
@@ -174,11 +185,13 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
   if (complete) {
     known_ = std::move(names);
     clashing_ = std::move(clashes);
+    task_required_ = std::move(task_required);
     stale_ = false;
     listed_ = true;
   } else {
     known_.merge(names);
     clashing_.merge(clashes);
+    task_required_.merge(task_required);
   }
 }
 

@@ -52,6 +52,10 @@ class ServerTools {
   // Before a run_code call: the server's tools are its bindings, so they
   // are listed first when they never were or the list changed.
   void ensure_listed(Peer& server, const Signal& signal, SlotWaker* waker);
+  // Whether the server's tool runs only as a task (its definition's
+  // execution.taskSupport is "required"): the gateway then calls it as a
+  // task and waits for the task's result.
+  bool task_required(std::string_view tool);
   // The refusal for a call of a server tool a plugin tool clashes with.
   std::optional<std::string> clash_for(std::string_view tool);
   // Whether the client is not offered `tool`: a hook denies every call of
@@ -79,6 +83,7 @@ class ServerTools {
   std::set<std::string, std::less<>> known_;
   // Server tools whose name a plugin's tool also has -> that plugin's id.
   std::map<std::string, std::string, std::less<>> clashing_;
+  std::set<std::string, std::less<>> task_required_;
   bool stale_ = false;
   bool listed_ = false;  // a complete list has been registered
   std::mutex refresh_mutex_;

@@ -244,7 +244,8 @@ Relay relay_for(const ToolResult& r, const std::optional<ServerAnswer>& answer,
 }
 
 std::string forward_params(std::string_view client_text, const json::object& client_params,
-                           std::string_view tool, const json::object& final_arguments) {
+                           std::string_view tool, const json::object& final_arguments,
+                           bool as_task) {
   static const json::object no_arguments;
   const auto* sent = client_params.if_contains("arguments");
   const bool rewritten =
@@ -253,17 +254,22 @@ std::string forward_params(std::string_view client_text, const json::object& cli
   const bool same_name = name && name->is_string() && name->get_string() == tool;
   auto rebuilt = [&] {
     json::object p = client_params;
-    p.erase("task");
+    if (!as_task)
+      p.erase("task");
+    else if (!p.contains("task"))
+      p["task"] = json::object{};
     p["name"] = tool;
     p["arguments"] = final_arguments;
     return to_json_text(p);
   };
   if (client_text.empty() || client_text.front() != '{' || !same_name) return rebuilt();
   std::string text(client_text);
-  if (client_params.contains("task")) {
+  if (client_params.contains("task") && !as_task) {
     auto task = find_member(text, 0, "task");
     if (!task) return rebuilt();
     text = remove_member(text, *task);
+  } else if (as_task && !client_params.contains("task")) {
+    text = insert_first_member(text, 0, R"("task")", "{}");
   }
   if (rewritten) {
     const std::string args = to_json_text(final_arguments);

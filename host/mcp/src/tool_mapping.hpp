@@ -82,14 +82,16 @@ Relay relay_for(const ToolResult& r, const std::optional<ServerAnswer>& answer,
 // The params of the tools/call the gateway sends the server for a client's
 // call: the client's own params text (`client_text`, parsed as
 // `client_params`) with the arguments replaced only when a hook rewrote
-// them (`final_arguments` differs from what the client sent) and "task"
-// removed (task-augmented execution would answer with a task, not a
-// CallToolResult: the gateway runs every call to completion).  Everything
+// them (`final_arguments` differs from what the client sent).  "task" is
+// removed, unless `as_task`: then it is kept, or "task": {} is added (the
+// server runs the call as a task of its own, which the tool body waits on
+// -- client_tasks.hpp: the client never sees the server's task).  Everything
 // else -- numbers as the client spelled them, integers beyond 64 bits, _meta
 // -- reaches the server byte for byte.  Written from the parsed params when
 // the text is unknown or does not hold a key plainly.
 std::string forward_params(std::string_view client_text, const boost::json::object& client_params,
-                           std::string_view tool, const boost::json::object& final_arguments);
+                           std::string_view tool, const boost::json::object& final_arguments,
+                           bool as_task = false);
 
 // Additional contexts queued by post-execute hooks (docs/design.md §6) for one
 // tools/call.  MCP has no slot for a user message after a batch, and each
