@@ -446,18 +446,25 @@ struct Gateway::Impl final : PeerHandler {
                        call ? call->params : no_params, name, ctx.call.arguments, server_task);
     auto a = server.request_text_and_wait("tools/call", params, *ctx.signal,
                                           call ? &call->waiting : nullptr);
+    auto output = [&](const Answer& answer) {
+      return output_of(answer, server,
+                       {"tools/call for " + name, name, "tool " + name + " did not run"}, ctx,
+                       call.get(), [&](const json::object& r) {
+                         const auto* e = r.if_contains("error");
+                         return e ? output_from_rpc_error(*e, name)
+                                  : output_from_call_result(r.at("result"), name);
+                       });
+    };
     if (server_task && a.end == Answer::End::answered)
       if (auto task = server_task_id(a.response())) {
         a = server.request_and_wait("tasks/result", json::object{{"taskId", *task}}, *ctx.signal,
                                     call ? &call->waiting : nullptr);
         if (a.end == Answer::End::signalled) cancel_server_task(*task);
+        auto out = output(a);
+        if (call && call->server_answer) without_server_task_id(*call->server_answer);
+        return out;
       }
-    return output_of(a, server, {"tools/call for " + name, name, "tool " + name + " did not run"},
-                     ctx, call.get(), [&](const json::object& r) {
-                       const auto* e = r.if_contains("error");
-                       return e ? output_from_rpc_error(*e, name)
-                                : output_from_call_result(r.at("result"), name);
-                     });
+    return output(a);
   }
 
   // The server's task id in a CreateTaskResult, or nullopt (the server ran
@@ -469,6 +476,18 @@ struct Gateway::Impl final : PeerHandler {
     const auto* id = task && task->is_object() ? task->get_object().if_contains("taskId") : nullptr;
     if (!id || !id->is_string()) return std::nullopt;
     return std::string(id->get_string());
+  }
+
+  // The server's task is its business: its id, which a task result names
+  // in _meta["io.modelcontextprotocol/related-task"], does not reach the
+  // client (whose task, if any, is the gateway's).  The answer is then
+  // relayed from values.
+  static void without_server_task_id(ServerAnswer& a) {
+    auto* meta = a.body.if_contains("_meta");
+    if (!meta || !meta->is_object()) return;
+    if (!meta->get_object().erase("io.modelcontextprotocol/related-task")) return;
+    if (meta->get_object().empty()) a.body.erase("_meta");
+    a.text.clear();
   }
 
   // The call was cancelled while the server's task ran: tell the server to
