@@ -1041,3 +1041,121 @@ test("tasks/cancel on the gateway's task stops the server's task", async () => {
     assert.doesNotMatch(readLog(log), /task done r3/);
   } finally { await c.close(); }
 });
+
+// ---- MCP 2026-07-28 clients (the official SDK 2.x client) ------------------------------
+// The SDK 2.x packages need Node.js >= 20; under an older Node these tests
+// are skipped, and say so.
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+const modernTest = (name, fn) => test(name, nodeMajor >= 20 ? {} : {
+  skip: `MCP 2026-07-28 needs the SDK 2.x client, which needs Node.js >= 20; this is Node.js ${process.version}`,
+}, fn);
+
+async function connectModern({ manifestFile = manifest, elicit = null } = {}) {
+  const { Client: Client2 } = await import('@modelcontextprotocol/client');
+  const { StdioClientTransport: Stdio2 } = await import('@modelcontextprotocol/client/stdio');
+  // A subclass probes server/discover on this process (the SDK runs the
+  // plain class's probe in a throw-away second process).
+  class Transport extends Stdio2 {}
+  const transport = new Transport({
+    command: TOOLGATE, args: ['mcp', manifestFile, '--', process.execPath, fsServer, root], stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => { stderr += d; });
+  const client = new Client2({ name: 'toolgate-e2e-2026', version: '1.0.0' }, {
+    capabilities: elicit ? { elicitation: { form: {} } } : {},
+    versionNegotiation: { mode: 'auto' },
+  });
+  if (elicit) client.setRequestHandler('elicitation/create', elicit);
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+modernTest('a 2026-07-28 client through the gateway in front of a 2025 server: discover, lists, calls, denials', async () => {
+  const c = await connectModern();
+  try {
+    assert.equal(c.client.getProtocolEra(), 'modern');
+    assert.equal(c.client.getNegotiatedProtocolVersion(), '2026-07-28');
+    const { tools } = await c.client.listTools();
+    assert.ok(tools.some((t) => t.name === 'read_text_file'));
+    const r = await c.client.callTool({ name: 'read_text_file', arguments: { path: path.join(root, 'hello.txt') } });
+    assert.equal(textOf(r), 'hello from toolgate\n');
+    const target = path.join(outside, 'modern.txt');
+    const denied = await c.client.callTool({ name: 'write_file', arguments: { path: target, content: 'x' } });
+    assert.equal(denied.isError, true);
+    assert.equal(errorOf(denied).code, 'denied');
+    assert.ok(!existsSync(target));
+  } finally { await c.close(); }
+});
+
+modernTest("under 2026-07-28 an ask is a multi round-trip question: accepted, the retry runs; declined, nothing is written", async () => {
+  const asked = [];
+  const yes = await connectModern({ elicit: async (req) => { asked.push(req.params); return { action: 'accept', content: {} }; } });
+  try {
+    const target = path.join(root, 'ask-me-2026.txt');
+    const r = await yes.client.callTool({ name: 'write_file', arguments: { path: target, content: 'approved' } });
+    assert.equal(r.isError ?? false, false, JSON.stringify(r));
+    assert.equal(readFileSync(target, 'utf8'), 'approved');
+    assert.equal(asked.length, 1);
+    assert.match(asked[0].message, /writing a file named ask-me needs approval/);
+    assert.match(asked[0].message, /ask-me-2026\.txt/);
+  } finally { await yes.close(); }
+  const no = await connectModern({ elicit: async () => ({ action: 'decline' }) });
+  try {
+    const target = path.join(root, 'ask-me-2026-declined.txt');
+    const r = await no.client.callTool({ name: 'write_file', arguments: { path: target, content: 'x' } });
+    assert.equal(r.isError, true);
+    assert.equal(errorOf(r).code, 'approval_rejected');
+    assert.ok(!existsSync(target));
+  } finally { await no.close(); }
+});
+
+test('raw 2026-07-28: a forged requestState, or one given for other arguments, is asked again and never approves', async () => {
+  const askLook = testManifest('ask-look', [
+    { id: 'toolgate.policy', path: path.join(PLUGINS, 'toolgate_policy.so'),
+      config: { rules: [{ tools: 'look', when: [{ pointer: '/path', regex: 'ask-me' }], verdict: 'ask', reason: 'looking there needs approval' }] } },
+  ]);
+  const g = rawGateway([], '', { manifestFile: askLook });
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+  try {
+    g.send({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } });
+    const discover = await g.next((m) => m.id === 1);
+    assert.deepEqual(discover.result.supportedVersions, ['2026-07-28']);
+    assert.equal(discover.result.resultType, 'complete');
+    assert.equal(discover.result.cacheScope, 'private');
+    // Another version in the same session: -32022 naming what is spoken.
+    g.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } });
+    const other = await g.next((m) => m.id === 2);
+    assert.equal(other.error.code, -32022);
+    assert.deepEqual(other.error.data, { supported: ['2026-07-28'], requested: '2099-01-01' });
+    const list = await (g.send({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: meta } }), g.next((m) => m.id === 3));
+    assert.equal(list.result.resultType, 'complete');
+    assert.equal(list.result.ttlMs, 0);
+
+    const call = (id, p, extra = {}) => g.send({ jsonrpc: '2.0', id, method: 'tools/call',
+      params: { _meta: meta, name: 'look', arguments: { path: p }, ...extra } });
+    call(4, '/ask-me/a');
+    const asked = await g.next((m) => m.id === 4);
+    assert.equal(asked.result.resultType, 'input_required', JSON.stringify(asked));
+    const question = asked.result.inputRequests['toolgate/approval'];
+    assert.equal(question.method, 'elicitation/create');
+    assert.match(question.params.message, /looking there needs approval/);
+    const state = asked.result.requestState;
+    const yes = { 'toolgate/approval': { action: 'accept', content: {} } };
+    // Forged: one character changed.
+    const forged = state.slice(0, -2) + (state.at(-2) === 'A' ? 'B' : 'A') + state.at(-1);
+    call(5, '/ask-me/a', { inputResponses: yes, requestState: forged });
+    assert.equal((await g.next((m) => m.id === 5)).result.resultType, 'input_required');
+    // Genuine, but given for other arguments.
+    call(6, '/ask-me/b', { inputResponses: yes, requestState: state });
+    assert.equal((await g.next((m) => m.id === 6)).result.resultType, 'input_required');
+    // Genuine, same arguments: runs, and the server never saw the gateway's round-trip members.
+    call(7, '/ask-me/a', { inputResponses: yes, requestState: state });
+    const ran = await g.next((m) => m.id === 7);
+    assert.equal(ran.result.resultType, 'complete', JSON.stringify(ran));
+    assert.equal(ran.result.content[0].text, 'looked at /ask-me/a');
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
+});

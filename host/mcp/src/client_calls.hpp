@@ -53,6 +53,12 @@ struct ClientCall {
   // the gateway's task for it, made when the tool body starts (so written
   // and read on the call's worker thread, like server_answer).
   bool as_task = false;
+  // A 2026-07-28 client's call: whether its request's capabilities include
+  // elicitation (an ask can then be a multi round-trip question), and the
+  // input_required result the approver made when it asked (sealed_state.hpp).
+  bool modern = false;
+  bool modern_elicits = false;
+  std::optional<boost::json::object> input_required;
   std::optional<std::int64_t> task_ttl;
   std::string task_id;
 

@@ -8,12 +8,15 @@
 #include "jsonrpc.hpp"
 #include "peer.hpp"
 #include "raw_json.hpp"
+#include "sealed_state.hpp"
 #include "server_tools.hpp"
 #include "tool_mapping.hpp"
 #include "tool_pins.hpp"
 #include "worker_pool.hpp"
 
 #include <toolgate/json.hpp>
+
+#include <boost/json/parse.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -92,6 +95,15 @@ struct Gateway::Impl final : PeerHandler {
   std::thread server_thread;
 
   std::atomic<bool> client_elicits{false};
+  // The client's protocol era, decided by its first request: initialize
+  // (2025-06-18, 2025-11-25) or a 2026-07-28 request (server/discover, or
+  // any request whose _meta names that version).  The server is always
+  // spoken to in the older protocol: for a 2026-07-28 client the gateway
+  // initializes it itself (protocol_eras in host/README).
+  enum class Era { unknown, legacy, modern };
+  std::atomic<Era> client_era{Era::unknown};
+  json::object server_init;  // the server's initialize result (modern era), under state_mutex
+  StateSealer sealer;
   std::atomic<bool> shutting_down{false};
   std::atomic<std::uint64_t> call_counter{0};
   mutable std::mutex state_mutex;
@@ -110,6 +122,7 @@ struct Gateway::Impl final : PeerHandler {
   // ---- what the gateway does with the peers' messages ------------------------------
   bool take_request(Peer& from, Message& m, json::object& note) override {
     const auto method = m.method();
+    if (&from == &client && era_answered(m)) return true;
     if (const auto* g = gated_method(method, &from == &client)) {
       on_gated_request(from, *g, m);
       return true;
@@ -218,6 +231,169 @@ struct Gateway::Impl final : PeerHandler {
     return out;
   }
 
+  // ---- protocol eras: a 2026-07-28 client (host/README "Protocol eras") -------------
+  static constexpr std::string_view modern_version = "2026-07-28";
+
+  // The protocol version a request's _meta names, or "" when none.
+  static std::string_view envelope_version(const json::object& params) {
+    const auto* meta = params.if_contains("_meta");
+    const auto* v = meta && meta->is_object()
+                        ? meta->get_object().if_contains("io.modelcontextprotocol/protocolVersion")
+                        : nullptr;
+    return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
+  }
+  // The client capabilities a 2026-07-28 request's _meta declares.
+  static const json::object* envelope_capabilities(const json::object& params) {
+    const auto* meta = params.if_contains("_meta");
+    const auto* c =
+        meta && meta->is_object()
+            ? meta->get_object().if_contains("io.modelcontextprotocol/clientCapabilities")
+            : nullptr;
+    return c && c->is_object() ? &c->get_object() : nullptr;
+  }
+
+  // Decides the client's era on its first request, and answers what only
+  // the gateway can under 2026-07-28: server/discover, a request without
+  // the envelope or of another version.  true: answered here.
+  bool era_answered(Message& m) {
+    const auto method = m.method();
+    const auto version = envelope_version(m.params());
+    Era era = client_era.load();
+    if (era == Era::unknown) {
+      if (method == "initialize") {
+        client_era = Era::legacy;
+        return false;
+      }
+      if (method != "server/discover" && version.empty()) return false;  // a ping, say
+      client_era = era = Era::modern;
+      if (!initialize_server_for_modern(m)) return true;
+    }
+    if (era != Era::modern) return false;
+    if (version.empty()) {
+      client.reply_error(
+          m.id(), rpc_error::invalid_params,
+          "this session speaks MCP 2026-07-28 (its first request did): every request "
+          "needs _meta with io.modelcontextprotocol/protocolVersion and "
+          "io.modelcontextprotocol/clientCapabilities");
+      return true;
+    }
+    if (version != modern_version) {
+      json::object error{{"code", rpc_error::unsupported_version},
+                         {"message", "Unsupported protocol version"},
+                         {"data", json::object{{"supported", json::array{modern_version}},
+                                               {"requested", version}}}};
+      client.send(make_error_object(m.id(), std::move(error)));
+      return true;
+    }
+    if (method == "server/discover") {
+      std::lock_guard lock(state_mutex);
+      client.send(make_result(m.id(), discover_result(server_init)));
+      return true;
+    }
+    if (method == "initialize") {
+      client.reply_error(m.id(), rpc_error::invalid_request,
+                         "this session speaks MCP 2026-07-28 (its first request did), which has no "
+                         "initialize; start a new session to speak an older version");
+      return true;
+    }
+    return false;
+  }
+
+  // A 2026-07-28 client sends no initialize, so the gateway initializes the
+  // server itself -- in 2025-11-25, declaring no client capabilities, so the
+  // server asks the client nothing mid-call (there is no one to ask: under
+  // 2026-07-28 only results travel to the client).  false: it failed, and
+  // the client's request got the error.
+  bool initialize_server_for_modern(Message& first) {
+    json::object info{{"name", "toolgate"}, {"version", "mcp-gateway"}};
+    if (const auto* meta = first.params().if_contains("_meta"); meta && meta->is_object())
+      if (const auto* ci = meta->get_object().if_contains("io.modelcontextprotocol/clientInfo");
+          ci && ci->is_object())
+        info = ci->get_object();
+    auto stop = Signal::make()->child(std::chrono::seconds(30));
+    auto a = server.request_and_wait("initialize",
+                                     json::object{{"protocolVersion", "2025-11-25"},
+                                                  {"capabilities", json::object{}},
+                                                  {"clientInfo", info}},
+                                     *stop);
+    const json::object* result = nullptr;
+    if (a.end == Answer::End::answered)
+      if (const auto* r = a.response().if_contains("result"); r && r->is_object())
+        result = &r->get_object();
+    if (!result) {
+      const std::string why = a.end == Answer::End::answered ? text_of(a.response())
+                              : a.end == Answer::End::failed ? a.failure()
+                                                             : std::string("no answer in 30 s");
+      spdlog::error("the MCP server did not initialize: {}", why);
+      client.reply_error(first.id(), rpc_error::internal_error,
+                         "toolgate could not initialize the MCP server behind it: " + why);
+      return false;
+    }
+    {
+      std::lock_guard lock(state_mutex);
+      server_init = *result;
+      if (const auto* v = result->if_contains("protocolVersion"); v && v->is_string())
+        protocol_version = std::string(v->get_string());
+    }
+    server.send(make_notification("notifications/initialized", json::object{}));
+    return true;
+  }
+
+  // server/discover, answered from the server's initialize result: the
+  // gateway supports 2026-07-28 towards this client; the capabilities are
+  // the server's (its 2025 task capability left out: tasks under
+  // 2026-07-28 are an extension the gateway does not offer yet); nothing
+  // cached across callers, since what a caller is offered depends on the
+  // policy.
+  static json::object discover_result(const json::object& init) {
+    json::object caps;
+    if (const auto* c = init.if_contains("capabilities"); c && c->is_object())
+      for (const auto& kv : c->get_object())
+        if (kv.key() != "tasks") caps.emplace(kv.key(), kv.value());
+    json::object out{{"resultType", "complete"},
+                     {"supportedVersions", json::array{modern_version}},
+                     {"capabilities", std::move(caps)},
+                     {"ttlMs", 0},
+                     {"cacheScope", "private"}};
+    if (const auto* i = init.if_contains("instructions"); i && i->is_string())
+      out["instructions"] = *i;
+    if (const auto* si = init.if_contains("serverInfo"); si && si->is_object())
+      out["_meta"] = json::object{{"io.modelcontextprotocol/serverInfo", *si}};
+    return out;
+  }
+
+  // What a 2026-07-28 client needs in every result: resultType, and on
+  // cacheable results a cache policy -- never shared, never kept, because
+  // what a caller is offered depends on the policy and can change.
+  static json::object modern_result_members(std::string_view method) {
+    json::object out{{"resultType", "complete"}};
+    if (method == "tools/list" || method == "prompts/list" || method == "resources/list" ||
+        method == "resources/templates/list" || method == "resources/read") {
+      out["ttlMs"] = 0;
+      out["cacheScope"] = "private";
+    }
+    return out;
+  }
+  json::object result_members(Peer& from, const PendingRequest& request) override {
+    if (&from != &server || client_era.load() != Era::modern) return {};
+    return modern_result_members(request.method);
+  }
+  // A result the gateway built, for a 2026-07-28 client: the same members
+  // in front (keys it already has are left alone).
+  static std::string with_modern_members(std::string body, std::string_view method) {
+    boost::system::error_code ec;
+    auto parsed = json::parse(body, ec);
+    if (ec || !parsed.is_object()) return body;
+    const auto members = modern_result_members(method);
+    for (auto it = members.end(); it != members.begin();) {
+      --it;
+      if (parsed.get_object().contains(it->key())) continue;
+      body = insert_first_member(body, 0, to_json_text(json::string(it->key())),
+                                 to_json_text(it->value()));
+    }
+    return body;
+  }
+
   // ---- tasks (client_tasks.hpp) ------------------------------------------------------
   // The client's tasks/* requests name the gateway's tasks, answered here
   // (a parked tasks/result holds no thread); they never reach the server.
@@ -278,6 +454,15 @@ struct Gateway::Impl final : PeerHandler {
     return out;
   }
 
+  // A client request of a 2026-07-28 session: its results need resultType,
+  // and an ask is a multi round-trip question when it may elicit.
+  void mark_era(ClientCall& call) {
+    if (client_era.load() != Era::modern) return;
+    call.modern = true;
+    const auto* caps = envelope_capabilities(call.params);
+    call.modern_elicits = caps && caps->contains("elicitation");
+  }
+
   // ---- a client's tools/call: the pipeline on a worker ------------------------------
   void on_client_call(Message& m) {
     const auto& p = m.params();
@@ -316,6 +501,7 @@ struct Gateway::Impl final : PeerHandler {
         call->task_ttl = ms > 1e12 ? std::int64_t(1e12) : ms < 0 ? 0 : std::int64_t(ms);
       }
     }
+    mark_era(*call);
     call->call_id = opt.session_id + "-" + std::to_string(++call_counter);
     if (server.ids().find_forwarded(call->client_id) || !calls.add(call))
       return client.reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
@@ -333,6 +519,7 @@ struct Gateway::Impl final : PeerHandler {
     call->params = m.params();
     if (auto span = find_path(m.text, {"params"}); span && m.text[span->value.begin] == '{')
       call->params_text = span->value.of(m.text);
+    if (!call->from_server) mark_era(*call);
     call->call_id = opt.session_id + "-" + std::to_string(++call_counter);
     Peer& to = call->from_server ? client : server;
     if (to.ids().find_forwarded(call->client_id) || !calls.add(call))
@@ -397,7 +584,15 @@ struct Gateway::Impl final : PeerHandler {
               {"data", json::object{{"toolgate/error",
                                      call_result_from(r).at("_meta").at("toolgate/error")}}}};
           response = to_json_text(make_error_object(call->client_id, std::move(error)));
+        } else if (call->modern && call->input_required && !is_error && b.results.at(0).error &&
+                   b.results.at(0).error->code == error_code::approval_unavailable) {
+          // The approver asked by a multi round-trip question: the client
+          // answers it by retrying the call (sealed_state.hpp).
+          response = response_text(call->client_id, false, to_json_text(*call->input_required));
         } else {
+          if (call->modern && !is_error)
+            body = with_modern_members(std::move(body),
+                                       call->gated ? call->gated->method : "tools/call");
           response = response_text(call->client_id, is_error, body);
         }
       }
@@ -443,7 +638,8 @@ struct Gateway::Impl final : PeerHandler {
     const bool server_task = tools.task_required(name);
     const std::string params =
         forward_params(call ? std::string_view(call->params_text) : std::string_view(),
-                       call ? call->params : no_params, name, ctx.call.arguments, server_task);
+                       call ? call->params : no_params, name, ctx.call.arguments, server_task,
+                       call && call->modern);
     auto a = server.request_text_and_wait("tools/call", params, *ctx.signal,
                                           call ? &call->waiting : nullptr);
     auto output = [&](const Answer& answer) {
@@ -558,8 +754,55 @@ struct Gateway::Impl final : PeerHandler {
     return ToolOutput::failure(to.unwritable() + "; " + what.unsent);
   }
 
+  // The key of the gateway's question among a round trip's inputRequests.
+  static constexpr std::string_view approval_key = "toolgate/approval";
+  static constexpr std::chrono::minutes approval_ttl{10};
+
+  // The approver for a 2026-07-28 client, which cannot be asked mid-call:
+  // the retry's answer is read when its sealed requestState vouches for
+  // exactly this tool, these final arguments and this session; otherwise
+  // the call ends with the question (an input_required result, made in
+  // run_call from what this leaves in the call) -- or, for a client that
+  // cannot elicit or a script's sub-call, as unavailable.
+  ApprovalAnswer approve_by_round_trip(const ApprovalRequest& r) {
+    auto call = calls.by_call_id(r.identity.call_id);
+    if (!call || !call->modern_elicits) return ApprovalAnswer::unavailable;
+    const std::string hash = arguments_hash(r.arguments);
+    const auto* state = call->params.if_contains("requestState");
+    const auto* responses = call->params.if_contains("inputResponses");
+    const auto* answer = responses && responses->is_object()
+                             ? responses->get_object().if_contains(approval_key)
+                             : nullptr;
+    if (state && state->is_string() && answer) {
+      std::string why;
+      auto claims = sealer.open(state->get_string(), &why);
+      auto claim_is = [&](std::string_view key, std::string_view value) {
+        const auto* v = claims ? claims->if_contains(key) : nullptr;
+        return v && v->is_string() && v->get_string() == value;
+      };
+      if (claim_is("tool", r.identity.tool) && claim_is("args", hash) &&
+          claim_is("session", opt.session_id)) {
+        // The answer is an elicitation result, as the legacy path reads one.
+        return approval_from_response(json::object{{"result", *answer}});
+      }
+      spdlog::warn("a retry of {} carried an approval toolgate cannot accept ({}); asking again",
+                   r.identity.tool,
+                   claims ? std::string("it was given for another call or other arguments") : why);
+    }
+    json::object question{{"method", "elicitation/create"},
+                          {"params", elicitation_params(r, modern_version)}};
+    call->input_required = json::object{
+        {"resultType", "input_required"},
+        {"inputRequests", json::object{{approval_key, std::move(question)}}},
+        {"requestState",
+         sealer.seal({{"tool", r.identity.tool}, {"args", hash}, {"session", opt.session_id}},
+                     approval_ttl)}};
+    return ApprovalAnswer::unavailable;
+  }
+
   // The Host's approver: elicitation/create to the client.
   ApprovalAnswer approve(const ApprovalRequest& r) {
+    if (client_era.load() == Era::modern) return approve_by_round_trip(r);
     if (!client_elicits) return ApprovalAnswer::unavailable;
     // A Code Mode script's call belongs to its run_code call: the client's
     // cancellation of that wakes this wait; the call's own signal carries

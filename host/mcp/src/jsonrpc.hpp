@@ -17,6 +17,9 @@ inline constexpr std::int64_t invalid_request = -32600;
 inline constexpr std::int64_t method_not_found = -32601;
 inline constexpr std::int64_t invalid_params = -32602;
 inline constexpr std::int64_t internal_error = -32603;
+// MCP 2026-07-28: a request naming a protocol version the receiver does not
+// speak; data: {"supported": [...], "requested": "..."}.
+inline constexpr std::int64_t unsupported_version = -32022;
 }  // namespace rpc_error
 
 // Nesting limit for messages from either peer (tool schemas nest deeply,

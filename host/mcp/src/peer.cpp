@@ -244,6 +244,23 @@ void Peer::on_notification(Message& m) {
   m.text.empty() ? other_->send(m.body) : other_->send_text(m.text);
 }
 
+void Peer::add_result_members(Message& m, const json::object& members) {
+  auto& result = m.body["result"].as_object();
+  for (auto it = members.end(); it != members.begin();) {
+    --it;  // backwards, each in front: they keep their order
+    if (result.contains(it->key())) continue;
+    if (!m.text.empty()) {
+      if (auto span = find_path(m.text, {"result"}); span && m.text[span->value.begin] == '{')
+        m.text =
+            insert_first_member(m.text, span->value.begin, to_json_text(json::string(it->key())),
+                                to_json_text(it->value()));
+      else
+        m.text.clear();
+    }
+    result[it->key()] = it->value();
+  }
+}
+
 void Peer::on_response(Message& m) {
   auto p = ids_.take(m.id());
   if (!p) {
@@ -259,6 +276,7 @@ void Peer::on_response(Message& m) {
       m.body["result"] = std::move(*replaced);
       m.text.clear();  // relayed from the changed value, not the text
     }
+    add_result_members(m, handler_->result_members(*this, *p));
   }
   relay_edited(m, {"id"}, p->peer_id);
 }

@@ -50,6 +50,15 @@ class PeerHandler {
   // replaced by another result (written from values).
   virtual std::optional<boost::json::object> saw_result(Peer& from, const PendingRequest& request,
                                                         const boost::json::object& result) = 0;
+  // Members to add to a relayed result from `from` (the gateway translating
+  // between protocol eras: "resultType" for a 2026-07-28 client).  Keys the
+  // result already has are left alone; the rest go in at its front, by a
+  // text edit when the result is relayed as text.
+  virtual boost::json::object result_members(Peer& from, const PendingRequest& request) {
+    (void)from;
+    (void)request;
+    return {};
+  }
   // The first write to `to` failed (its end is closed).
   virtual void write_failed(Peer& to) = 0;
   // Checked after each message from `from`: false ends its read loop.
@@ -151,6 +160,7 @@ class Peer {
   void on_request(Message& m);
   void on_notification(Message& m);
   void on_response(Message& m);
+  void add_result_members(Message& m, const boost::json::object& members);
   // An answer over the size limit or that does not parse still ends the
   // request it answers (found by EnvelopeScanner): its originator gets a
   // JSON-RPC error now instead of waiting for its deadline.

@@ -5,6 +5,8 @@
 #include <boost/json/serialize.hpp>
 #include <toolgate/json.hpp>
 
+#include <vector>
+
 namespace toolgate::mcp {
 
 namespace json = boost::json;
@@ -244,8 +246,17 @@ Relay relay_for(const ToolResult& r, const std::optional<ServerAnswer>& answer,
 }
 
 std::string forward_params(std::string_view client_text, const json::object& client_params,
-                           std::string_view tool, const json::object& final_arguments,
-                           bool as_task) {
+                           std::string_view tool, const json::object& final_arguments, bool as_task,
+                           bool round_trip_is_ours) {
+  // Members the server must not see: the gateway's own multi round-trip
+  // answer (2026-07-28) when it asked, and the client's task unless the
+  // server runs the call as one.
+  std::vector<std::string_view> drop;
+  if (!as_task) drop.push_back("task");
+  if (round_trip_is_ours) {
+    drop.push_back("inputResponses");
+    drop.push_back("requestState");
+  }
   static const json::object no_arguments;
   const auto* sent = client_params.if_contains("arguments");
   const bool rewritten =
@@ -254,23 +265,22 @@ std::string forward_params(std::string_view client_text, const json::object& cli
   const bool same_name = name && name->is_string() && name->get_string() == tool;
   auto rebuilt = [&] {
     json::object p = client_params;
-    if (!as_task)
-      p.erase("task");
-    else if (!p.contains("task"))
-      p["task"] = json::object{};
+    for (auto key : drop) p.erase(key);
+    if (as_task && !p.contains("task")) p["task"] = json::object{};
     p["name"] = tool;
     p["arguments"] = final_arguments;
     return to_json_text(p);
   };
   if (client_text.empty() || client_text.front() != '{' || !same_name) return rebuilt();
   std::string text(client_text);
-  if (client_params.contains("task") && !as_task) {
-    auto task = find_member(text, 0, "task");
-    if (!task) return rebuilt();
-    text = remove_member(text, *task);
-  } else if (as_task && !client_params.contains("task")) {
-    text = insert_first_member(text, 0, R"("task")", "{}");
+  for (auto key : drop) {
+    if (!client_params.contains(key)) continue;
+    auto member = find_member(text, 0, key);
+    if (!member) return rebuilt();
+    text = remove_member(text, *member);
   }
+  if (as_task && !client_params.contains("task"))
+    text = insert_first_member(text, 0, R"("task")", "{}");
   if (rewritten) {
     const std::string args = to_json_text(final_arguments);
     if (!sent) return insert_first_member(text, 0, R"("arguments")", args);

@@ -85,13 +85,16 @@ Relay relay_for(const ToolResult& r, const std::optional<ServerAnswer>& answer,
 // them (`final_arguments` differs from what the client sent).  "task" is
 // removed, unless `as_task`: then it is kept, or "task": {} is added (the
 // server runs the call as a task of its own, which the tool body waits on
-// -- client_tasks.hpp: the client never sees the server's task).  Everything
+// -- client_tasks.hpp: the client never sees the server's task).  With
+// `round_trip_is_ours` (a 2026-07-28 client: the gateway speaks the older
+// protocol to the server, so a multi round-trip answer is to the gateway's
+// own question) "inputResponses" and "requestState" are removed too.  Everything
 // else -- numbers as the client spelled them, integers beyond 64 bits, _meta
 // -- reaches the server byte for byte.  Written from the parsed params when
 // the text is unknown or does not hold a key plainly.
 std::string forward_params(std::string_view client_text, const boost::json::object& client_params,
                            std::string_view tool, const boost::json::object& final_arguments,
-                           bool as_task = false);
+                           bool as_task = false, bool round_trip_is_ours = false);
 
 // Additional contexts queued by post-execute hooks (docs/design.md §6) for one
 // tools/call.  MCP has no slot for a user message after a batch, and each

@@ -1,8 +1,8 @@
 #include "tool_pins.hpp"
 
-#include <toolgate/json.hpp>
+#include "canonical_json.hpp"
 
-#include <openssl/evp.h>
+#include <toolgate/json.hpp>
 
 #include <algorithm>
 #include <fstream>
@@ -15,48 +15,6 @@ namespace toolgate::mcp {
 namespace json = boost::json;
 
 namespace {
-
-// Keys sorted byte-wise at every level, so two listings of one definition
-// written in different key orders pin alike.
-void append_canonical(std::string& out, const json::value& v) {
-  if (const auto* o = v.if_object()) {
-    std::vector<const json::key_value_pair*> members;
-    for (const auto& kv : *o) members.push_back(&kv);
-    std::sort(members.begin(), members.end(),
-              [](const auto* a, const auto* b) { return a->key() < b->key(); });
-    out += '{';
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      if (i) out += ',';
-      append_json_text(out, json::string(members[i]->key()));
-      out += ':';
-      append_canonical(out, members[i]->value());
-    }
-    out += '}';
-  } else if (const auto* a = v.if_array()) {
-    out += '[';
-    for (std::size_t i = 0; i < a->size(); ++i) {
-      if (i) out += ',';
-      append_canonical(out, (*a)[i]);
-    }
-    out += ']';
-  } else {
-    append_json_text(out, v);
-  }
-}
-
-std::string sha256_hex(std::string_view text) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  if (!EVP_Digest(text.data(), text.size(), digest, &n, EVP_sha256(), nullptr))
-    throw std::runtime_error("SHA-256 failed (OpenSSL)");
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < n; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 0xF];
-  }
-  return out;
-}
 
 bool valid_pin(std::string_view pin) {
   if (pin.size() != 7 + 64 || !pin.starts_with("sha256:")) return false;
@@ -71,9 +29,7 @@ std::string canonical_tool_text(const json::object& tool) {
   for (std::string_view key :
        {"name", "title", "description", "inputSchema", "outputSchema", "annotations"})
     if (const auto* v = tool.if_contains(key)) pinned[key] = *v;
-  std::string out;
-  append_canonical(out, pinned);
-  return out;
+  return canonical_json_text(pinned);
 }
 
 std::string tool_pin(const json::object& tool) {

@@ -1,0 +1,50 @@
+// sealed_state.hpp -- the requestState of the gateway's own input_required
+// results (MCP 2026-07-28 multi round-trip requests).
+//
+// Under 2026-07-28 the gateway cannot ask the client anything mid-call: an
+// `ask` ends the call with an input_required result, and the client retries
+// the same call with its answer and the requestState echoed.  The state is
+// the only thing that ties the answer to the question, and the client (or
+// anyone on the wire) can change it, so it is sealed: an HMAC-SHA256 over
+// claims the gateway checks on the retry -- the tool, the hash of the exact
+// final arguments that were shown, the session and an expiry -- with a key
+// only the gateway holds.  A retry whose state does not open, has expired,
+// or names other arguments is asked again, never approved.
+//
+// Token: "tg1." + base64url(canonical JSON claims) + "." + base64url(MAC),
+// the MAC taken over everything before the last dot.
+#pragma once
+
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace toolgate::mcp {
+
+class StateSealer {
+ public:
+  using Clock = std::chrono::system_clock;
+  // A fresh random 32-byte key (a key this process alone holds).
+  StateSealer();
+  explicit StateSealer(std::string key) : key_(std::move(key)) {}
+
+  // `claims` plus "exp" (now + ttl, Unix milliseconds), sealed.
+  std::string seal(boost::json::object claims, std::chrono::milliseconds ttl) const;
+  // The claims of a state this key sealed, not expired at `now`; nullopt
+  // with *why otherwise.
+  std::optional<boost::json::object> open(std::string_view state, std::string* why,
+                                          Clock::time_point now = Clock::now()) const;
+
+ private:
+  std::string mac(std::string_view text) const;
+  std::string key_;
+};
+
+// The hash of a call's arguments the seal vouches for: SHA-256 of their
+// canonical JSON (canonical_json.hpp), so two spellings hash alike.
+std::string arguments_hash(const boost::json::object& arguments);
+
+}  // namespace toolgate::mcp
