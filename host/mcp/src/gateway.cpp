@@ -487,7 +487,10 @@ struct Gateway::Impl final : PeerHandler {
     call->arguments = args ? *args : json::value(json::object{});
     call->params = p;
     if (auto span = find_path(m.text, {"params"})) call->params_text = span->value.of(m.text);
-    if (const auto* task = p.if_contains("task")) {
+    // 2025-11-25's task parameter; a 2026-07-28 request's is ignored (the
+    // spec says so: its tasks are an extension the gateway does not offer).
+    const auto* task = client_era.load() == Era::modern ? nullptr : p.if_contains("task");
+    if (task) {
       if (!task->is_object())
         return client.reply_error(m.id(), rpc_error::invalid_params, "\"task\" must be an object");
       if (name->get_string() == code_mode_tool || tools.is_own(name->get_string()))
