@@ -1159,3 +1159,52 @@ test('raw 2026-07-28: a forged requestState, or one given for other arguments, i
   }
   assert.equal((await g.exited).code, 0);
 });
+
+test('raw 2026-07-28: the tasks extension -- a task of the gateway whose tasks/get carries the final, redacted result', async () => {
+  const log = newLog();
+  const g = rawGateway([], log, { manifestFile: tasksManifest() });
+  const caps = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': caps };
+  const plainMeta = { ...meta, 'io.modelcontextprotocol/clientCapabilities': {} };
+  let id = 0;
+  const ask = async (method, params, m = meta) => {
+    const n = ++id;
+    g.send({ jsonrpc: '2.0', id: n, method, params: { _meta: m, ...params } });
+    return g.next((x) => x.id === n);
+  };
+  try {
+    const discover = await ask('server/discover', {});
+    assert.deepEqual(discover.result.capabilities.extensions, { 'io.modelcontextprotocol/tasks': {} });
+    const created = await ask('tools/call', { name: 'report', arguments: { ms: 200, secret: secretKey, id: 'm1' } });
+    assert.equal(created.result.resultType, 'task', JSON.stringify(created));
+    assert.match(created.result.taskId, /^tg-[0-9a-f]{32}$/);
+    assert.equal(typeof created.result.ttlMs, 'number');
+    assert.equal(typeof created.result.pollIntervalMs, 'number');
+    let got;
+    for (let i = 0; i < 100; i++) {
+      got = await ask('tasks/get', { taskId: created.result.taskId });
+      if (got.result.status !== 'working') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(got.result.resultType, 'complete');
+    assert.equal(got.result.status, 'completed', JSON.stringify(got));
+    assert.match(got.result.result.content[0].text, /^report m1: key \[REDACTED/);
+    assert.doesNotMatch(got.raw, /AKIAIOSFODNN7EXAMPLE|related-task/);
+    assert.equal((await ask('tasks/update', { taskId: created.result.taskId, inputResponses: {} })).error.code, -32602);
+    assert.equal((await ask('tasks/result', { taskId: created.result.taskId })).error.code, -32601);
+    // Cancelled: an empty acknowledgement, and the server's task stops.
+    const slow = await ask('tools/call', { name: 'report', arguments: { ms: 20000, secret: 'x', id: 'm2' } });
+    await until('the server to start the task', () => /task started m2/.test(readLog(log)));
+    const cancelled = await ask('tasks/cancel', { taskId: slow.result.taskId });
+    assert.deepEqual(cancelled.result, { resultType: 'complete' });
+    await until('the server to see the cancellation', () => /task cancelled m2/.test(readLog(log)));
+    assert.equal((await ask('tasks/get', { taskId: slow.result.taskId })).result.status, 'cancelled');
+    // A client that did not declare the extension gets the result itself.
+    const plain = await ask('tools/call', { name: 'report', arguments: { ms: 50, secret: 'none', id: 'm3' } }, plainMeta);
+    assert.equal(plain.result.resultType, 'complete');
+    assert.equal(plain.result.content[0].text, 'report m3: key none');
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
+});

@@ -58,6 +58,7 @@ struct ClientCall {
   // input_required result the approver made when it asked (sealed_state.hpp).
   bool modern = false;
   bool modern_elicits = false;
+  bool modern_tasks = false;  // it declared the tasks extension
   std::optional<boost::json::object> input_required;
   std::optional<std::int64_t> task_ttl;
   std::string task_id;

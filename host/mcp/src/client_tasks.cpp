@@ -59,13 +59,14 @@ bool terminal(const std::string& status) { return status != "working"; }
 }  // namespace
 
 std::optional<std::string> ClientTasks::create(const std::string& call_id,
-                                               std::optional<std::int64_t> ttl_ms) {
+                                               std::optional<std::int64_t> ttl_ms, bool modern) {
   std::lock_guard lock(mutex_);
   const auto now = Clock::now();
   expire(now);
   if (tasks_.size() >= max_tasks_) return std::nullopt;
   Task t;
   t.call_id = call_id;
+  t.modern = modern;
   t.created = t.updated = now;
   t.ttl_ms = std::clamp(ttl_ms.value_or(default_ttl_ms), min_ttl_ms, max_ttl_ms);
   std::string id = random_id();
@@ -78,8 +79,8 @@ json::object ClientTasks::describe(const std::string& id, const Task& t) const {
                  {"status", t.status},
                  {"createdAt", iso8601(t.created)},
                  {"lastUpdatedAt", iso8601(t.updated)},
-                 {"ttl", t.ttl_ms},
-                 {"pollInterval", poll_interval_ms}};
+                 {t.modern ? "ttlMs" : "ttl", t.ttl_ms},  // renamed in 2026-07-28
+                 {t.modern ? "pollIntervalMs" : "pollInterval", poll_interval_ms}};
   if (!t.status_message.empty()) o["statusMessage"] = t.status_message;
   return o;
 }
@@ -88,7 +89,10 @@ json::object ClientTasks::created_result(const std::string& task_id) {
   std::lock_guard lock(mutex_);
   auto it = tasks_.find(task_id);
   if (it == tasks_.end()) return {};
-  return json::object{{"task", describe(it->first, it->second)}};
+  if (!it->second.modern) return json::object{{"task", describe(it->first, it->second)}};
+  json::object flat{{"resultType", "task"}};
+  for (auto& kv : describe(it->first, it->second)) flat.emplace(kv.key(), kv.value());
+  return flat;
 }
 
 std::vector<ClientTasks::Reply> ClientTasks::finish(const std::string& task_id, bool is_error,
@@ -134,7 +138,18 @@ ClientTasks::Reply ClientTasks::get(const json::value& id, const json::object& p
   std::string task_id;
   const Task* t = find(params, &task_id);
   if (!t) return unknown(id, params);
-  return {id, false, to_json_text(describe(task_id, *t))};
+  if (!t->modern) return {id, false, to_json_text(describe(task_id, *t))};
+  // 2026-07-28: the result (or the error) travels inside tasks/get once the
+  // task is done; there is no tasks/result.
+  std::string text = to_json_text(describe(task_id, *t));
+  text.insert(1, R"("resultType":"complete",)");
+  if (t->status == "completed" || t->status == "failed") {
+    text.pop_back();
+    text += t->is_error ? R"(,"error":)" : R"(,"result":)";
+    text += t->body_text;
+    text += '}';
+  }
+  return {id, false, std::move(text)};
 }
 
 std::optional<ClientTasks::Reply> ClientTasks::result(const json::value& id,
@@ -172,7 +187,9 @@ std::vector<ClientTasks::Reply> ClientTasks::cancel(
     t->status_message = "cancelled by the client";
     t->updated = Clock::now();
     call_id = t->call_id;
-    out.push_back({id, false, to_json_text(describe(task_id, *t))});
+    out.push_back({id, false,
+                   t->modern ? std::string(R"({"resultType":"complete"})")
+                             : to_json_text(describe(task_id, *t))});
     for (auto& w : t->waiting)
       out.push_back(
           error_reply(w, rpc_error::invalid_params, "task " + task_id + " was cancelled"));
@@ -196,6 +213,17 @@ ClientTasks::Reply ClientTasks::list(const json::value& id, const json::object& 
   for (const auto& [created, task_id] : order)
     tasks.push_back(describe(*task_id, tasks_.at(*task_id)));
   return {id, false, to_json_text(json::object{{"tasks", std::move(tasks)}})};
+}
+
+ClientTasks::Reply ClientTasks::update(const json::value& id, const json::object& params) {
+  std::lock_guard lock(mutex_);
+  std::string task_id;
+  const Task* t = find(params, &task_id);
+  if (!t) return unknown(id, params);
+  return error_reply(id, rpc_error::invalid_params,
+                     "task " + task_id + " is " + t->status +
+                         ", not waiting for input (toolgate asks for approval before it makes "
+                         "a task)");
 }
 
 void ClientTasks::expire(Clock::time_point now) {

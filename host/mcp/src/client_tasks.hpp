@@ -47,8 +47,12 @@ class ClientTasks {
   // A new working task for call `call_id`, kept `ttl` from now (the
   // client's, clamped to [1 s, 24 h]; 1 h when it gave none).  nullopt
   // when the table is full of tasks still working or within their ttl.
-  std::optional<std::string> create(const std::string& call_id, std::optional<std::int64_t> ttl_ms);
-  // CreateTaskResult for `task_id`: {"task": {...}}.
+  // `modern`: the task is a 2026-07-28 client's (the tasks extension):
+  // its results take that era's shapes.
+  std::optional<std::string> create(const std::string& call_id, std::optional<std::int64_t> ttl_ms,
+                                    bool modern = false);
+  // CreateTaskResult for `task_id`: {"task": {...}} (2025-11-25), or the
+  // flat {"resultType": "task", "taskId", ...} (2026-07-28).
   boost::json::object created_result(const std::string& task_id);
   // The call ended: its final response body.  Returns the parked
   // tasks/result requests to answer now.  A task cancelled meanwhile stays
@@ -65,10 +69,14 @@ class ClientTasks {
   std::vector<Reply> cancel(const boost::json::value& id, const boost::json::object& params,
                             const std::function<void(const std::string& call_id)>& cancel_call);
   Reply list(const boost::json::value& id, const boost::json::object& params);
+  // 2026-07-28's tasks/update: input for a task waiting for it.  The
+  // gateway's tasks never wait (approval comes before the task exists).
+  Reply update(const boost::json::value& id, const boost::json::object& params);
 
  private:
   struct Task {
     std::string call_id;
+    bool modern = false;             // 2026-07-28 shapes
     std::string status = "working";  // working, completed, failed, cancelled
     std::string status_message;
     Clock::time_point created, updated;

@@ -233,6 +233,7 @@ struct Gateway::Impl final : PeerHandler {
 
   // ---- protocol eras: a 2026-07-28 client (host/README "Protocol eras") -------------
   static constexpr std::string_view modern_version = "2026-07-28";
+  static constexpr std::string_view tasks_extension = "io.modelcontextprotocol/tasks";
 
   // The protocol version a request's _meta names, or "" when none.
   static std::string_view envelope_version(const json::object& params) {
@@ -350,6 +351,10 @@ struct Gateway::Impl final : PeerHandler {
     if (const auto* c = init.if_contains("capabilities"); c && c->is_object())
       for (const auto& kv : c->get_object())
         if (kv.key() != "tasks") caps.emplace(kv.key(), kv.value());
+    // The gateway's own tasks, offered as the 2026-07-28 extension.
+    auto& extensions = caps["extensions"];
+    if (!extensions.is_object()) extensions = json::object{};
+    extensions.get_object()[tasks_extension] = json::object{};
     json::object out{{"resultType", "complete"},
                      {"supportedVersions", json::array{modern_version}},
                      {"capabilities", std::move(caps)},
@@ -403,9 +408,12 @@ struct Gateway::Impl final : PeerHandler {
     auto send = [&](const ClientTasks::Reply& r) {
       client.send_text(response_text(r.id, r.is_error, r.body_text));
     };
+    const bool modern = client_era.load() == Era::modern;
     if (method == "tasks/get") return send(tasks.get(m.id(), params));
-    if (method == "tasks/list") return send(tasks.list(m.id(), params));
-    if (method == "tasks/result") {
+    // 2026-07-28's extension has tasks/update and no tasks/result or list.
+    if (modern && method == "tasks/update") return send(tasks.update(m.id(), params));
+    if (!modern && method == "tasks/list") return send(tasks.list(m.id(), params));
+    if (!modern && method == "tasks/result") {
       if (auto r = tasks.result(m.id(), params)) send(*r);
       return;
     }
@@ -461,6 +469,8 @@ struct Gateway::Impl final : PeerHandler {
     call.modern = true;
     const auto* caps = envelope_capabilities(call.params);
     call.modern_elicits = caps && caps->contains("elicitation");
+    const auto* ext = caps ? caps->if_contains("extensions") : nullptr;
+    call.modern_tasks = ext && ext->is_object() && ext->get_object().contains(tasks_extension);
   }
 
   // ---- a client's tools/call: the pipeline on a worker ------------------------------
@@ -569,7 +579,7 @@ struct Gateway::Impl final : PeerHandler {
                                               b.additional_contexts);
         const bool is_error = relay.kind == Relay::Kind::rpc_error;
         std::string body = relay.text.empty() ? to_json_text(relay.body) : relay.text;
-        if (call->as_task) {
+        if (call->as_task || !call->task_id.empty()) {
           if (!call->task_id.empty()) {
             // The client holds the task: whoever waits on tasks/result gets
             // the final result now, and nothing answers the tools/call again.
@@ -624,10 +634,14 @@ struct Gateway::Impl final : PeerHandler {
       }
     }
     auto call = calls.by_call_id(ctx.call.identity.call_id);
-    if (call && call->as_task && call->task_id.empty()) {
+    // A task for the client: a 2025-11-25 client asked for one; a
+    // 2026-07-28 client that declared the tasks extension gets one for a
+    // tool that may run as a task (the receiver decides, in that era).
+    if (call && call->task_id.empty() &&
+        (call->as_task || (call->modern_tasks && tools.task_capable(name)))) {
       // Every check passed: the client gets its task now, and the result
       // when this call ends (client_tasks.hpp).
-      auto id = tasks.create(call->call_id, call->task_ttl);
+      auto id = tasks.create(call->call_id, call->task_ttl, call->modern);
       if (!id)
         return ToolOutput::failure(
             "toolgate holds as many tasks as it keeps (1024) and none has expired; wait for "

@@ -74,6 +74,11 @@ bool ServerTools::task_required(std::string_view tool) {
   return task_required_.count(tool) != 0;
 }
 
+bool ServerTools::task_capable(std::string_view tool) {
+  std::lock_guard lock(mutex_);
+  return task_capable_.count(tool) != 0;
+}
+
 std::optional<std::string> ServerTools::clash_for(std::string_view tool) {
   std::lock_guard lock(mutex_);
   auto it = clashing_.find(tool);
@@ -113,7 +118,7 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
   std::vector<ToolDefinition> defs;
   std::set<std::string, std::less<>> names;
   std::map<std::string, std::string, std::less<>> clashes;
-  std::set<std::string, std::less<>> task_required;
+  std::set<std::string, std::less<>> task_required, task_capable;
   const auto plugin_tools = tools_of_plugins();
   for (const auto& t : *list) {
     if (const auto* o = t.if_object())
@@ -161,9 +166,11 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
     def->execute = body_;
     if (const auto* o = t.if_object())
       if (const auto* ex = o->if_contains("execution"); ex && ex->is_object())
-        if (const auto* ts = ex->get_object().if_contains("taskSupport");
-            ts && ts->is_string() && ts->get_string() == "required")
-          task_required.insert(def->name);
+        if (const auto* ts = ex->get_object().if_contains("taskSupport"); ts && ts->is_string()) {
+          if (ts->get_string() == "required") task_required.insert(def->name);
+          if (ts->get_string() == "required" || ts->get_string() == "optional")
+            task_capable.insert(def->name);
+        }
     // A tool whose definition drifted is not offered to scripts either: its
     // (possibly rewritten) description would reach the model through
     // run_code's declarations (the guard refuses its calls anyway).
@@ -186,12 +193,14 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
     known_ = std::move(names);
     clashing_ = std::move(clashes);
     task_required_ = std::move(task_required);
+    task_capable_ = std::move(task_capable);
     stale_ = false;
     listed_ = true;
   } else {
     known_.merge(names);
     clashing_.merge(clashes);
     task_required_.merge(task_required);
+    task_capable_.merge(task_capable);
   }
 }
 

@@ -56,6 +56,9 @@ class ServerTools {
   // execution.taskSupport is "required"): the gateway then calls it as a
   // task and waits for the task's result.
   bool task_required(std::string_view tool);
+  // Whether it may run as a task ("required" or "optional"): a 2026-07-28
+  // client that declared the tasks extension gets a task for it.
+  bool task_capable(std::string_view tool);
   // The refusal for a call of a server tool a plugin tool clashes with.
   std::optional<std::string> clash_for(std::string_view tool);
   // Whether the client is not offered `tool`: a hook denies every call of
@@ -83,7 +86,7 @@ class ServerTools {
   std::set<std::string, std::less<>> known_;
   // Server tools whose name a plugin's tool also has -> that plugin's id.
   std::map<std::string, std::string, std::less<>> clashing_;
-  std::set<std::string, std::less<>> task_required_;
+  std::set<std::string, std::less<>> task_required_, task_capable_;
   bool stale_ = false;
   bool listed_ = false;  // a complete list has been registered
   std::mutex refresh_mutex_;
