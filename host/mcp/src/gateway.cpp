@@ -433,7 +433,12 @@ struct Gateway::Impl final : PeerHandler {
   // the gateway gates those requests by their final result, which a task
   // handle is not.
   static void without_client_tasks(Message& m) {
-    auto* caps = m.body["params"].as_object().if_contains("capabilities");
+    // if_contains, not operator[]: Boost.JSON's operator[] may rehash the
+    // object even when the key is there, and the caller holds views into
+    // this message (its method).
+    auto* params = m.body.if_contains("params");
+    auto* caps =
+        params && params->is_object() ? params->get_object().if_contains("capabilities") : nullptr;
     if (!caps || !caps->is_object() || !caps->get_object().contains("tasks")) return;
     caps->get_object().erase("tasks");
     m.text.clear();  // relayed from the changed value

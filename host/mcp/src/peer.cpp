@@ -245,7 +245,7 @@ void Peer::on_notification(Message& m) {
 }
 
 void Peer::add_result_members(Message& m, const json::object& members) {
-  auto& result = m.body["result"].as_object();
+  auto& result = m.body.at("result").as_object();  // at: no rehash (see on_response)
   for (auto it = members.end(); it != members.begin();) {
     --it;  // backwards, each in front: they keep their order
     if (result.contains(it->key())) continue;
