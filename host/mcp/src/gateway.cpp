@@ -154,6 +154,9 @@ struct Gateway::Impl final : PeerHandler {
       tools.mark_stale();
       return false;
     }
+    // The server's tasks are the gateway's business (client_tasks.hpp):
+    // their status notifications name ids the client never saw.
+    if (&from == &server && m.method() == "notifications/tasks/status") return true;
     if (&from == &client && m.method() == "notifications/roots/list_changed") {
       roots.mark_stale();
       return false;
