@@ -871,6 +871,25 @@ test('a sampling request the policy allows reaches the client and its answer goe
   assert.equal((await g.exited).code, 0);
 });
 
+test("a server's sampling request reaches the client as a plain request (no task, no server task id), and its tasks/* requests are refused", async () => {
+  const log = newLog();
+  const g = await rawSession(['--max-calls-in-flight', '1'], log, { server: rawServer, manifestFile: testManifest('empty-tasks', []) });
+  try {
+    g.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run', arguments: { tag: 'sample-task' } } });
+    const ask = await g.next((m) => m.method === 'sampling/createMessage');
+    assert.equal(ask.params.task, undefined, ask.raw);
+    assert.doesNotMatch(ask.raw, /related-task|srv-1/);
+    g.send({ jsonrpc: '2.0', id: ask.id, result: { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' } });
+    await g.next((m) => m.id === 2);
+    await until('the server to hear about its tasks/get', () => /tasks\/get answered/.test(readLog(log)));
+    assert.match(readLog(log), /tasks\/get answered .*"code":-32601/);
+    assert.equal(g.messages.filter((m) => m.method === 'tasks/get').length, 0);
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
+});
+
 // ---- tool pinning: a tool that changes its definition mid-session ----------------------
 test('a tool whose definition changes mid-session is blocked and left out of tools/list (pinned on first sight)', async () => {
   const log = newLog();
@@ -1154,6 +1173,9 @@ test('raw 2026-07-28: a forged requestState, or one given for other arguments, i
     const ran = await g.next((m) => m.id === 7);
     assert.equal(ran.result.resultType, 'complete', JSON.stringify(ran));
     assert.equal(ran.result.content[0].text, 'looked at /ask-me/a');
+    // Replayed: an approval is for one run, so the same state asks again.
+    call(8, '/ask-me/a', { inputResponses: yes, requestState: state });
+    assert.equal((await g.next((m) => m.id === 8)).result.resultType, 'input_required');
   } finally {
     g.child.stdin.end();
   }

@@ -31,6 +31,7 @@ const tool = (name) => ({ name, description: name === 'run' && mutated
 let pendingSample = null;  // the tools/call waiting for its sampling answer
 createInterface({ input: process.stdin }).on('line', (line) => {
   const m = JSON.parse(line);
+  if (m.id === 't-1' && !m.method) return log(`tasks/get answered ${line}`);
   if (m.id === 's-1' && !m.method) {
     log(`sampling answered ${line}`);
     return send({ id: pendingSample, result: { content: [{ type: 'text', text: `sampled: ${line}` }] } });
@@ -75,6 +76,16 @@ createInterface({ input: process.stdin }).on('line', (line) => {
         pendingSample = m.id;
         return send({ id: 's-1', method: 'sampling/createMessage',
           params: { messages: [{ role: 'user', content: { type: 'text', text: 'say hi' } }], maxTokens: 10 } });
+      }
+      if (tag === 'sample-task') {
+        // The same, asked as a task of the client's (its result would be a
+        // handle no hook judges), naming a task of the server's; and asking
+        // the client about a task directly.
+        pendingSample = m.id;
+        send({ id: 't-1', method: 'tasks/get', params: { taskId: 'client-task' } });
+        return send({ id: 's-1', method: 'sampling/createMessage',
+          params: { messages: [{ role: 'user', content: { type: 'text', text: 'say hi' } }], maxTokens: 10,
+            task: { ttl: 1000 }, _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'srv-1' } } } });
       }
       if (tag === 'echo-line') {
         // The line as received, and numbers spelled as no JSON writer in

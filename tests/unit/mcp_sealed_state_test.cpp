@@ -37,6 +37,21 @@ TEST(McpSealedState, AnyChangeAnotherKeyOrExpiryRefusesIt) {
     EXPECT_FALSE(s.open(junk, &why)) << junk;
 }
 
+TEST(McpSealedState, ANonceIsClaimedOnceUntilItExpires) {
+  UsedNonces used;
+  const auto later = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         (StateSealer::Clock::now() + 10min).time_since_epoch())
+                         .count();
+  const auto n = random_nonce();
+  EXPECT_EQ(n.size(), 32u);
+  EXPECT_NE(n, random_nonce());
+  EXPECT_TRUE(used.claim(n, later));
+  EXPECT_FALSE(used.claim(n, later));
+  EXPECT_TRUE(used.claim("expired", 1));  // long expired: forgotten at the next claim
+  EXPECT_TRUE(used.claim("other", later));
+  EXPECT_TRUE(used.claim("expired", 1));
+}
+
 TEST(McpSealedState, ArgumentsHashIgnoresSpellingNotValues) {
   EXPECT_EQ(arguments_hash(json::parse(R"({"b":1,"a":0.5})").as_object()),
             arguments_hash(json::parse(R"({"a":5E-1,"b":1})").as_object()));

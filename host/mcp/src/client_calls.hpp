@@ -60,6 +60,7 @@ struct ClientCall {
   bool modern_elicits = false;
   bool modern_tasks = false;  // it declared the tasks extension
   std::optional<boost::json::object> input_required;
+  bool round_trip_used = false;  // the call's one question was asked or answered
   std::optional<std::int64_t> task_ttl;
   std::string task_id;
 

@@ -93,7 +93,12 @@ std::shared_ptr<const json::object> ClientRoots::context(Peer& client, const Sig
   if (auto c = known()) return *c;
   std::lock_guard refresh(refresh_mutex_);
   if (auto c = known()) return *c;
-  auto answer = client.request_and_wait("roots/list", json::object{}, signal, waker);
+  // Bounded on its own, at 5 s: the other calls wait on refresh_mutex_
+  // meanwhile, and a client that never answers must not hold them all for
+  // longer (nor can one call's cancellation end the others' question).
+  (void)signal;
+  auto bound = Signal::make()->child(std::chrono::seconds(5));
+  auto answer = client.request_and_wait("roots/list", json::object{}, *bound, waker);
   const json::object* result = nullptr;
   if (answer.end == Answer::End::answered)
     if (const auto* r = answer.response().if_contains("result"); r && r->is_object())

@@ -1,5 +1,6 @@
 #include <toolgate/mcp/gateway.hpp>
 
+#include "canonical_json.hpp"
 #include "client_calls.hpp"
 #include "client_roots.hpp"
 #include "client_tasks.hpp"
@@ -104,6 +105,7 @@ struct Gateway::Impl final : PeerHandler {
   std::atomic<Era> client_era{Era::unknown};
   json::object server_init;  // the server's initialize result (modern era), under state_mutex
   StateSealer sealer;
+  UsedNonces used_states;  // approvals already spent (sealed_state.hpp)
   std::atomic<bool> shutting_down{false};
   std::atomic<std::uint64_t> call_counter{0};
   mutable std::mutex state_mutex;
@@ -127,7 +129,17 @@ struct Gateway::Impl final : PeerHandler {
       on_gated_request(from, *g, m);
       return true;
     }
-    if (&from != &client) return false;
+    if (&from != &client) {
+      // The server was never told the client runs tasks (without_client_tasks):
+      // it has no task of the client's to ask about, and the client's tasks
+      // (whose results no hook saw) are not its to read.
+      if (method.starts_with("tasks/")) {
+        server.reply_error(m.id(), rpc_error::method_not_found,
+                           "toolgate does not relay " + std::string(method) + " to the client");
+        return true;
+      }
+      return false;
+    }
     if (method == "tools/call") {
       on_client_call(m);
       return true;
@@ -470,6 +482,15 @@ struct Gateway::Impl final : PeerHandler {
     return out;
   }
 
+  // Removes "task" and _meta's related-task from a request's params; true
+  // when there was one.
+  static bool without_task_members(json::object& params) {
+    bool changed = params.erase("task") != 0;
+    if (auto* meta = params.if_contains("_meta"); meta && meta->is_object())
+      changed |= meta->get_object().erase("io.modelcontextprotocol/related-task") != 0;
+    return changed;
+  }
+
   // A client request of a 2026-07-28 session: its results need resultType,
   // and an ask is a multi round-trip question when it may elicit.
   void mark_era(ClientCall& call) {
@@ -540,6 +561,13 @@ struct Gateway::Impl final : PeerHandler {
     call->params = m.params();
     if (auto span = find_path(m.text, {"params"}); span && m.text[span->value.begin] == '{')
       call->params_text = span->value.of(m.text);
+    // A server's request to the client runs to completion, never as a task:
+    // the hooks judge its result, which a task handle is not; and the
+    // server's task ids are its own business.
+    if (call->from_server && without_task_members(call->arguments.as_object())) {
+      call->params = call->arguments.as_object();
+      call->params_text.clear();
+    }
     if (!call->from_server) mark_era(*call);
     call->call_id = opt.session_id + "-" + std::to_string(++call_counter);
     Peer& to = call->from_server ? client : server;
@@ -601,9 +629,12 @@ struct Gateway::Impl final : PeerHandler {
           const ToolResult& r = b.results.at(0);
           json::object error{
               {"code", refused_code},
-              {"message", r.error ? r.error->message : std::string("the call failed")},
-              {"data", json::object{{"toolgate/error",
-                                     call_result_from(r).at("_meta").at("toolgate/error")}}}};
+              {"message", r.error ? r.error->message
+                                  : std::string("the call ended before its tool ran (an execute "
+                                                "wrapper answered for it): no task was made")}};
+          if (r.error)
+            error["data"] = json::object{
+                {"toolgate/error", call_result_from(r).at("_meta").at("toolgate/error")}};
           response = to_json_text(make_error_object(call->client_id, std::move(error)));
         } else if (call->modern && call->input_required && !is_error && b.results.at(0).error &&
                    b.results.at(0).error->code == error_code::approval_unavailable) {
@@ -618,9 +649,17 @@ struct Gateway::Impl final : PeerHandler {
         }
       }
     } catch (const std::exception& e) {
-      response =
-          to_json_text(make_error(call->client_id, rpc_error::internal_error,
-                                  std::string("toolgate failed to run the call: ") + e.what()));
+      json::object error{{"code", rpc_error::internal_error},
+                         {"message", std::string("toolgate failed to run the call: ") + e.what()}};
+      if (!call->task_id.empty()) {
+        // The client holds a task for this call (its tools/call was answered
+        // with it): the failure is the task's, and its waiters hear it.
+        calls.finish(*call);
+        for (const auto& r : tasks.finish(call->task_id, true, to_json_text(error)))
+          client.send_text(response_text(r.id, r.is_error, r.body_text));
+        return;
+      }
+      response = to_json_text(make_error_object(call->client_id, std::move(error)));
     }
     calls.finish(*call);
     // A request its sender cancelled gets no response (MCP cancellation).
@@ -791,8 +830,17 @@ struct Gateway::Impl final : PeerHandler {
   // cannot elicit or a script's sub-call, as unavailable.
   ApprovalAnswer approve_by_round_trip(const ApprovalRequest& r) {
     auto call = calls.by_call_id(r.identity.call_id);
-    if (!call || !call->modern_elicits) return ApprovalAnswer::unavailable;
+    if (!call || !call->modern_elicits || call->gated) return ApprovalAnswer::unavailable;
+    // One question per call: a state answers the pipeline's approval only
+    // (the state cannot carry two answers, so a second ask in the same call
+    // -- pinning's, say -- is refused rather than answered by the first).
+    if (call->round_trip_used) return ApprovalAnswer::unavailable;
+    call->round_trip_used = true;
     const std::string hash = arguments_hash(r.arguments);
+    // What the user was asked: the hook and its reason are sealed too, so
+    // an answer given to one question never answers another.
+    const std::string question_hash =
+        sha256_hex(std::string(r.source) + '\n' + std::string(r.reason));
     const auto* state = call->params.if_contains("requestState");
     const auto* responses = call->params.if_contains("inputResponses");
     const auto* answer = responses && responses->is_object()
@@ -805,23 +853,33 @@ struct Gateway::Impl final : PeerHandler {
         const auto* v = claims ? claims->if_contains(key) : nullptr;
         return v && v->is_string() && v->get_string() == value;
       };
+      const auto* nonce = claims ? claims->if_contains("nonce") : nullptr;
       if (claim_is("tool", r.identity.tool) && claim_is("args", hash) &&
-          claim_is("session", opt.session_id)) {
-        // The answer is an elicitation result, as the legacy path reads one.
-        return approval_from_response(json::object{{"result", *answer}});
+          claim_is("session", opt.session_id) && claim_is("question", question_hash) && nonce &&
+          nonce->is_string()) {
+        const auto* exp = claims->if_contains("exp");
+        // Once: an approval is for one run of the call, not for its replays.
+        if (used_states.claim(std::string(nonce->get_string()),
+                              exp && exp->is_int64() ? exp->get_int64() : 0))
+          return approval_from_response(json::object{{"result", *answer}});
+        why = "it was used already (an approval is for one run)";
+      } else if (claims) {
+        why = "it was given for another call, other arguments or another question";
       }
       spdlog::warn("a retry of {} carried an approval toolgate cannot accept ({}); asking again",
-                   r.identity.tool,
-                   claims ? std::string("it was given for another call or other arguments") : why);
+                   r.identity.tool, why);
     }
     json::object question{{"method", "elicitation/create"},
                           {"params", elicitation_params(r, modern_version)}};
-    call->input_required = json::object{
-        {"resultType", "input_required"},
-        {"inputRequests", json::object{{approval_key, std::move(question)}}},
-        {"requestState",
-         sealer.seal({{"tool", r.identity.tool}, {"args", hash}, {"session", opt.session_id}},
-                     approval_ttl)}};
+    call->input_required =
+        json::object{{"resultType", "input_required"},
+                     {"inputRequests", json::object{{approval_key, std::move(question)}}},
+                     {"requestState", sealer.seal({{"tool", r.identity.tool},
+                                                   {"args", hash},
+                                                   {"session", opt.session_id},
+                                                   {"question", question_hash},
+                                                   {"nonce", random_nonce()}},
+                                                  approval_ttl)}};
     return ApprovalAnswer::unavailable;
   }
 

@@ -108,6 +108,27 @@ std::optional<json::object> StateSealer::open(std::string_view state, std::strin
   return std::move(v.get_object());
 }
 
+bool UsedNonces::claim(const std::string& nonce, std::int64_t expires_unix_ms) {
+  const auto now = unix_ms(StateSealer::Clock::now());
+  std::lock_guard lock(mutex_);
+  for (auto it = used_.begin(); it != used_.end();)
+    it = it->second < now ? used_.erase(it) : std::next(it);
+  return used_.emplace(nonce, expires_unix_ms).second;
+}
+
+std::string random_nonce() {
+  unsigned char bytes[16];
+  if (RAND_bytes(bytes, sizeof bytes) != 1)
+    throw std::runtime_error("no random bytes for a nonce (OpenSSL RAND_bytes)");
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out;
+}
+
 std::string arguments_hash(const json::object& arguments) {
   return "sha256:" + sha256_hex(canonical_json_text(arguments));
 }

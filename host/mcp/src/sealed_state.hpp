@@ -18,6 +18,9 @@
 #include <boost/json/object.hpp>
 
 #include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,6 +45,21 @@ class StateSealer {
   std::string mac(std::string_view text) const;
   std::string key_;
 };
+
+// Nonces of sealed states that were spent, until they expire: a sealed
+// approval is good for one run of its call.  claim() is false for a nonce
+// seen before; expired ones are forgotten (their states no longer open).
+class UsedNonces {
+ public:
+  bool claim(const std::string& nonce, std::int64_t expires_unix_ms);
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::int64_t> used_;
+};
+
+// 128 random bits, hex: a sealed state's nonce.
+std::string random_nonce();
 
 // The hash of a call's arguments the seal vouches for: SHA-256 of their
 // canonical JSON (canonical_json.hpp), so two spellings hash alike.
