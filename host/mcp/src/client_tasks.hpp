@@ -95,7 +95,6 @@ class ClientTasks {
   std::mutex mutex_;
   std::size_t max_tasks_;
   std::map<std::string, Task> tasks_;  // by id: random, so list order is not creation order
-  std::uint64_t counter_ = 0;
 };
 
 }  // namespace toolgate::mcp
