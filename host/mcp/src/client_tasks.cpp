@@ -1,10 +1,9 @@
 #include "client_tasks.hpp"
 
 #include "jsonrpc.hpp"
+#include "sealed_state.hpp"
 
 #include <toolgate/json.hpp>
-
-#include <openssl/rand.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -35,20 +34,6 @@ std::string iso8601(ClientTasks::Clock::time_point t) {
   return buf;
 }
 
-// 128 random bits: a task id another client could not guess.
-std::string random_id() {
-  unsigned char bytes[16];
-  if (RAND_bytes(bytes, sizeof bytes) != 1)
-    throw std::runtime_error("no random bytes for a task id (OpenSSL RAND_bytes failed)");
-  static const char* hex = "0123456789abcdef";
-  std::string id = "tg-";
-  for (unsigned char b : bytes) {
-    id += hex[b >> 4];
-    id += hex[b & 15];
-  }
-  return id;
-}
-
 ClientTasks::Reply error_reply(const json::value& id, std::int64_t code, std::string message) {
   auto e = make_error(id, code, message);
   return {id, true, to_json_text(e.at("error"))};
@@ -69,7 +54,8 @@ std::optional<std::string> ClientTasks::create(const std::string& call_id,
   t.modern = modern;
   t.created = t.updated = now;
   t.ttl_ms = std::clamp(ttl_ms.value_or(default_ttl_ms), min_ttl_ms, max_ttl_ms);
-  std::string id = random_id();
+  // 128 random bits: a task id another client could not guess.
+  std::string id = "tg-" + random_nonce();
   tasks_.emplace(id, std::move(t));
   return id;
 }
