@@ -70,8 +70,11 @@ bool HookHandle::remove() {
 
 namespace {
 void check_tool_definition(const ToolDefinition& t) {
-  if (t.name.empty() || !t.execute)
-    throw std::invalid_argument("a tool needs a name and an execute function");
+  if (t.name.empty() || (!t.execute && !t.execute_async))
+    throw std::invalid_argument("a tool needs a name and an execute (or execute_async) function");
+  if (t.execute && t.execute_async)
+    throw std::invalid_argument("tool \"" + t.name +
+                                "\" has both execute and execute_async; give it one body");
   if (t.name == code_mode_tool)
     throw std::invalid_argument("\"" + t.name +
                                 "\" is reserved for Code Mode (enable_code_mode); name the tool "
@@ -313,20 +316,47 @@ std::optional<std::string> context_message(const std::vector<std::string>& conte
   return out;
 }
 
+// A single call's contexts: in the batch/settled event, and the caller's.
+static std::vector<std::string> settle_single(Host::Impl& impl, std::uint64_t generation,
+                                              std::vector<detail::QueuedContext> contexts) {
+  std::vector<std::string> out;
+  if (contexts.empty()) return out;
+  json::array texts;
+  for (auto& q : contexts) texts.push_back(json::string(q.text));
+  for (auto& q : contexts) out.push_back(std::move(q.text));
+  impl.emit_host_event("batch/settled", {{"additional_contexts", std::move(texts)}}, generation);
+  return out;
+}
+
 ToolResult Host::call(ToolCall c, std::vector<std::string>* additional_contexts) {
   auto gen = impl_->active.load();
   detail::BatchContext batch;
   std::vector<detail::QueuedContext> contexts;
   ToolResult r = detail::run_call(*gen, impl_->options, impl_->bus, batch, std::move(c), &contexts);
-  if (!contexts.empty()) {
-    json::array texts;
-    for (auto& q : contexts) texts.push_back(json::string(q.text));
-    if (additional_contexts)
-      for (auto& q : contexts) additional_contexts->push_back(std::move(q.text));
-    impl_->emit_host_event("batch/settled", {{"additional_contexts", std::move(texts)}},
-                           gen->number);
-  }
+  auto texts = settle_single(*impl_, gen->number, std::move(contexts));
+  if (additional_contexts)
+    for (auto& t : texts) additional_contexts->push_back(std::move(t));
   return r;
+}
+
+void Host::call_async(ToolCall c, CallDone done) {
+  if (!done) throw std::invalid_argument("Host::call_async needs a done callback");
+  auto gen = impl_->active.load();
+  const auto number = gen->number;
+  // The host outlives its calls (the embedder's promise, as for call()).
+  detail::run_call_async(
+      std::move(gen), impl_->options, impl_->bus, std::move(c),
+      [impl = impl_.get(), number, done = std::move(done)](
+          ToolResult r, std::vector<detail::QueuedContext> contexts) {
+        auto texts = settle_single(*impl, number, std::move(contexts));
+        try {
+          done(std::move(r), std::move(texts));
+        } catch (const std::exception& e) {
+          spdlog::error("a call_async done callback threw ({}); its result is lost", e.what());
+        } catch (...) {
+          spdlog::error("a call_async done callback threw; its result is lost");
+        }
+      });
 }
 
 ToolResult Host::call_json(std::string_view text, std::vector<std::string>* additional_contexts) {

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -227,6 +228,45 @@ struct ToolOutput {
     return {false, {}, std::move(code), std::move(msg), {}};
   }
 };
+// ---- tool bodies that answer later -------------------------------------------------
+// A body that sends its work elsewhere (an MCP server) and answers when the
+// reply comes, on whatever thread that is, holds no thread while it waits
+// (docs/design.md §3.2).  The engine hands it a ToolCompletion; the body
+// keeps it and calls complete() once with the output.  A completion that
+// is destroyed without complete() ends the call as a tool_error, so every
+// call still has exactly one tool/result.  The ToolContext is valid only
+// until execute_async returns: copy what the reply will need.
+class ToolCompletion {
+ public:
+  // The engine's side: what complete() reaches.
+  class Sink {
+   public:
+    virtual ~Sink() = default;
+    virtual void complete(ToolOutput out) noexcept = 0;
+  };
+  explicit ToolCompletion(std::unique_ptr<Sink> sink) : sink_(std::move(sink)) {}
+  ToolCompletion(ToolCompletion&&) noexcept = default;
+  ToolCompletion& operator=(ToolCompletion&&) = delete;
+  ToolCompletion(const ToolCompletion&) = delete;
+  ~ToolCompletion() {
+    if (sink_)
+      std::move(*this).complete(
+          ToolOutput::failure("the tool body never answered (its completion was dropped)"));
+  }
+  // Ends the body with `out`; the rest of the call (render, post-execute,
+  // normalize, finalize, observers) runs on this thread before it returns.
+  // A second call throws std::logic_error.
+  void complete(ToolOutput out) && {
+    auto sink = std::move(sink_);
+    if (!sink) throw std::logic_error("ToolCompletion::complete called twice");
+    sink->complete(std::move(out));
+  }
+
+ private:
+  std::unique_ptr<Sink> sink_;
+};
+using AsyncExecuteFn = std::function<void(const ToolContext&, ToolCompletion)>;
+
 // UI cards (docs/design.md §2.12): content blocks a tool makes for the
 // embedder's user interface -- a pending card when a call starts, a
 // completed one after its result -- delivered to the embedder (a CardSink
@@ -247,7 +287,12 @@ struct ToolDefinition {
   boost::json::value input_schema;   // JSON Schema object or null
   boost::json::value output_schema;  // optional
   std::uint32_t annotations = 0;
-  std::function<ToolOutput(const ToolContext&)> execute;                // required
+  // The body: `execute`, or `execute_async` for one that answers later
+  // (ToolCompletion above).  When execute-wrappers wrap the call, an
+  // asynchronous body is waited for on the calling thread (a wrapper's
+  // next() returns the result); Host::call always waits.
+  std::function<ToolOutput(const ToolContext&)> execute;
+  AsyncExecuteFn execute_async;
   std::function<boost::json::array(const boost::json::value&)> render;  // optional
   // The last content-only invariant.  Receives a copy of the normalized
   // result; only `content` may change -- the host checks the rest.

@@ -299,6 +299,17 @@ class Host {
   ToolResult call_json(std::string_view call_json,
                        std::vector<std::string>* additional_contexts = nullptr);
   BatchResult call_batch(std::vector<ToolCall> calls);
+  // The same call without waiting for a tool body that answers later
+  // (ToolDefinition::execute_async, docs/design.md §3.2): the stages up to
+  // the body run now, on this thread; the rest, and `done`, run on the
+  // thread that completes the body.  `done` is called exactly once -- before
+  // call_async returns when nothing is left to wait for (a denial, a
+  // synchronous tool, an asynchronous one under execute-wrappers, which
+  // wait for it) -- with the result and the contexts post-execute hooks
+  // queued.  `done` must not throw (it is logged and dropped if it does).
+  // The host must outlive the calls it started.
+  using CallDone = std::function<void(ToolResult result, std::vector<std::string> contexts)>;
+  void call_async(ToolCall call, CallDone done);
 
   // Split-phase calls (see SplitBegin).  begin_call never throws for a bad
   // call: it answers deny.  A call id that is already begun and not yet

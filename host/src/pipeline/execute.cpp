@@ -12,6 +12,9 @@
 #include <boost/json/serialize.hpp>
 #include <toolgate/json.hpp>
 
+#include <condition_variable>
+#include <mutex>
+
 namespace toolgate::detail {
 namespace {
 
@@ -93,16 +96,12 @@ ExecResult Chain::run(std::size_t from, const std::shared_ptr<Signal>& signal) {
   return out;
 }
 
-ExecResult Chain::body(const std::shared_ptr<Signal>& signal) {
+}  // namespace
+
+// The body's output as the chain's result, recorded in the trail.
+ExecResult body_result(CallState& s, ToolOutput out, bool ok, const std::string& what,
+                       std::chrono::steady_clock::time_point start, const Signal& signal) {
   const auto& tool = *s.tool;
-  ++s.attempts;
-  if (s.bus.active())
-    s.emit("hook/invoked", {{"stage", stage::tool_body}, {"source", tool.def.name}});
-  HookCall view = s.view(stage::tool_body);
-  ToolOutput out;
-  std::string what;
-  auto start = s.now();
-  bool ok = guarded([&] { out = tool.def.execute(ToolContext{view, signal}); }, &what);
   auto took = s.now() - start;
   ExecResult r;
   r.stage = stage::tool_body;
@@ -129,7 +128,7 @@ ExecResult Chain::body(const std::shared_ptr<Signal>& signal) {
     r.message = out.message.empty() ? "tool " + tool.def.name + " failed" : out.message;
     // A tool that gave up because its signal fired ends as timeout or
     // cancelled; any other code a tool claims is a plain tool_error.
-    auto st = signal->state();
+    auto st = signal.state();
     if (st == SignalState::timed_out)
       r.error_code = error_code::timeout;
     else if (st == SignalState::cancelled)
@@ -145,6 +144,52 @@ ExecResult Chain::body(const std::shared_ptr<Signal>& signal) {
   return r;
 }
 
+namespace {
+
+// An asynchronous body waited for on this thread (wrappers around it, or
+// Host::call): the completion hands its output over and wakes the waiter.
+class WaitedCompletion final : public ToolCompletion::Sink {
+ public:
+  struct Latch {
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::optional<ToolOutput> out;
+  };
+  explicit WaitedCompletion(std::shared_ptr<Latch> latch) : latch_(std::move(latch)) {}
+  void complete(ToolOutput out) noexcept override {
+    std::lock_guard lock(latch_->mutex);
+    latch_->out = std::move(out);
+    latch_->cv.notify_all();
+  }
+
+ private:
+  std::shared_ptr<Latch> latch_;
+};
+
+ToolOutput run_async_body_and_wait(const ToolDefinition& def, const ToolContext& ctx) {
+  auto latch = std::make_shared<WaitedCompletion::Latch>();
+  def.execute_async(ctx, ToolCompletion(std::make_unique<WaitedCompletion>(latch)));
+  std::unique_lock lock(latch->mutex);
+  latch->cv.wait(lock, [&] { return latch->out.has_value(); });
+  return std::move(*latch->out);
+}
+
+ExecResult Chain::body(const std::shared_ptr<Signal>& signal) {
+  const auto& tool = *s.tool;
+  announce_body(s);
+  HookCall view = s.view(stage::tool_body);
+  ToolOutput out;
+  std::string what;
+  auto start = s.now();
+  bool ok = guarded(
+      [&] {
+        const ToolContext ctx{view, signal};
+        out = tool.def.execute ? tool.def.execute(ctx) : run_async_body_and_wait(tool.def, ctx);
+      },
+      &what);
+  return body_result(s, std::move(out), ok, what, start, *signal);
+}
+
 boost::json::array default_render(const boost::json::value& v) {
   boost::json::array content;
   if (v.is_string())
@@ -156,6 +201,19 @@ boost::json::array default_render(const boost::json::value& v) {
 
 }  // namespace
 
+void announce_body(CallState& s) {
+  ++s.attempts;
+  if (s.bus.active())
+    s.emit("hook/invoked", {{"stage", stage::tool_body}, {"source", s.tool->def.name}});
+}
+
+bool body_runs_async(const CallState& s) {
+  if (!s.tool->def.execute_async) return false;
+  for (const auto& w : s.gen.wrappers)
+    if (w.filter.matches(s.identity.tool)) return false;
+  return true;
+}
+
 void run_execute(CallState& s) {
   Chain chain{s, {}, {}};
   ExecResult r = chain.run(0, s.signal);
@@ -164,6 +222,10 @@ void run_execute(CallState& s) {
     s.fail(f.error_code, f.message, f.stage, f.source);
     return;
   }
+  take_body_result(s, std::move(r));
+}
+
+void take_body_result(CallState& s, ExecResult r) {
   s.path = CallPath::executed;
   if (r.is_error) {
     s.produced = ToolResult::failure(r.error_code, r.message, r.stage, r.source);

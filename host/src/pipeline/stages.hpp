@@ -14,10 +14,19 @@
 
 namespace toolgate::detail {
 
-void run_pre_execute(CallState& s);   // 1: waterfall, keep/allow/ask/deny
-void run_approval(CallState& s);      // ask only: one-shot approver
-void run_guards(CallState& s);        // 2: monotonic, fail closed
-void run_execute(CallState& s);       // 3-5: wrapper onion, body, render
+void run_pre_execute(CallState& s);  // 1: waterfall, keep/allow/ask/deny
+void run_approval(CallState& s);     // ask only: one-shot approver
+void run_guards(CallState& s);       // 2: monotonic, fail closed
+void run_execute(CallState& s);      // 3-5: wrapper onion, body, render
+// Stage 3-5 in pieces, for a body that answers later (async_call.cpp):
+// whether this call's body runs that way (an execute_async tool that no
+// wrapper wraps), the body's start (attempt count, hook/invoked), its
+// output as the chain's result, and render.
+bool body_runs_async(const CallState& s);
+void announce_body(CallState& s);
+ExecResult body_result(CallState& s, ToolOutput out, bool ok, const std::string& what,
+                       std::chrono::steady_clock::time_point start, const Signal& signal);
+void take_body_result(CallState& s, ExecResult r);
 void run_post_execute(CallState& s);  // 6: accept/replace/block/context
 void run_normalize(CallState& s);     // snapshot; failures become isError
 void run_finalize(CallState& s);      // 7: content-only, fails closed
@@ -72,6 +81,13 @@ ToolResult run_call(const Generation& gen, const HostOptions& options, const Eve
 // token and call id the run made); it never queues contexts.
 ToolResult run_sub_call(const Generation& gen, const HostOptions& options, const EventBus& bus,
                         ToolCall call, SubCallBinding& binding);
+// The same for a call started with Host::call_async: `done` gets the
+// result and the queued contexts -- before this returns, or, when the tool
+// body answers later, on the thread that completes it.  The call holds
+// `gen` until then.
+using AsyncCallDone = std::function<void(ToolResult, std::vector<QueuedContext>)>;
+void run_call_async(std::shared_ptr<const Generation> gen, const HostOptions& options,
+                    const EventBus& bus, ToolCall call, AsyncCallDone done);
 // "call-<epoch>-<n>": unique within the process.
 std::string new_call_id();
 
