@@ -521,4 +521,14 @@ json::object Host::plan(std::string_view tool) const {
 
 std::uint64_t Host::generation() const { return impl_->active.load()->number; }
 
+bool Host::runs_hooks_on_result(std::string_view tool) const {
+  const auto gen = impl_->active.load();
+  const std::string name(tool);
+  for (const auto& h : gen->post_execute)
+    if (h.filter.matches(name)) return true;
+  for (const auto& h : gen->observers)
+    if (h.filter.matches(name)) return true;
+  return false;
+}
+
 }  // namespace toolgate

@@ -257,6 +257,29 @@ test('no head-of-line blocking: a quick call behind 150 slow ones answers at onc
   } finally { await c.close(); }
 });
 
+test('waiting for the server holds no thread: with 2 worker threads, 60 parallel 1.5-second calls end together', async () => {
+  // No execute-wrapper: a wrapper's next() returns the result, so a call
+  // under one (the default manifest's timeout) waits on its thread.
+  const c = await connect({ server: 'test', gatewayArgs: ['--max-calls-in-flight', '2'],
+    manifestFile: testManifest('no-wrappers', []) });
+  try {
+    const t0 = Date.now();
+    const slow = Array.from({ length: 60 }, (_, i) =>
+      c.client.callTool({ name: 'sleep', arguments: { ms: 1500, id: `w${i}` } }));
+    await new Promise((r) => setTimeout(r, 300));
+    const q0 = Date.now();
+    const quick = await c.client.callTool({ name: 'echo', arguments: { tag: 'quick' } });
+    const quickMs = Date.now() - q0;
+    assert.equal(textOf(quick), 'echo quick');
+    assert.ok(quickMs < 1000, `the quick call took ${quickMs} ms`);
+    const results = await Promise.all(slow);
+    results.forEach((r) => assert.equal(textOf(r), 'slept 1500 ms'));
+    // A thread per waiting call would take 30 rounds of 1.5 s here.
+    const total = Date.now() - t0;
+    assert.ok(total < 4000, `60 parallel 1.5 s calls on 2 threads took ${total} ms`);
+  } finally { await c.close(); }
+});
+
 test('progress notifications, tool errors and server-initiated elicitation pass through', async () => {
   const asked = [];
   const c = await connect({ server: 'test', elicit: async (req) => { asked.push(req.params.message); return { action: 'accept', content: { ok: true } }; } });

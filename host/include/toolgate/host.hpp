@@ -341,6 +341,11 @@ class Host {
   // for `tool` when it is not empty.
   boost::json::object plan(std::string_view tool = {}) const;
   std::uint64_t generation() const;
+  // Whether the active generation runs plugin code on `tool`'s result: a
+  // post-execute hook or a result observer whose tool filter matches it.
+  // (The MCP gateway finishes a call on its reading thread only when none
+  // does: a slow hook must not hold up the server's other answers.)
+  bool runs_hooks_on_result(std::string_view tool) const;
 
   struct Impl;
 

@@ -59,7 +59,8 @@ struct Gateway::Impl final : PeerHandler {
                opt.signal_check),
         pins(pins_from(opt)),
         tools(
-            h, [this](const ToolContext& c) { return forward_call(c); },
+            h,
+            [this](const ToolContext& c, ToolCompletion done) { forward_call(c, std::move(done)); },
             [this](const ToolContext& c) { return forward_request(c); }, pins, opt.session_id,
             opt.own_tools),
         pool(opt.max_calls_in_flight),
@@ -587,7 +588,6 @@ struct Gateway::Impl final : PeerHandler {
   }
 
   void run_call(const std::shared_ptr<ClientCall>& call) {
-    std::string response;
     Peer& requester = call->from_server ? server : client;
     try {
       if (call->tool == code_mode_tool)
@@ -595,89 +595,121 @@ struct Gateway::Impl final : PeerHandler {
       else if (!call->gated && !tools.is_own(call->tool))
         tools.ensure(call->tool, server, *call->signal, &call->waiting);
       if (auto clash = call->gated ? std::nullopt : tools.clash_for(call->tool)) {
-        response = to_json_text(make_error(call->client_id, rpc_error::invalid_params, *clash));
-      } else {
-        std::vector<ToolCall> batch;
-        batch.push_back(ToolCall{{call->call_id, call->tool, opt.session_id, "", "mcp", ""},
-                                 call->arguments,
-                                 call->signal});
-        // The client's roots, for guards that narrow to them.  Only the
-        // client's own requests carry them: a server's request is not the
-        // client asking.
-        if (!call->from_server)
-          batch.back().identity.client_context =
-              roots.context(client, *call->signal, &call->waiting);
-        // A batch of one: its contexts come back with it (see add_contexts).
-        BatchResult b = host.call_batch(std::move(batch));
-        Relay relay = call->gated ? reply_for_request(b.results.at(0), call->server_answer,
-                                                      *call->gated, b.additional_contexts)
-                                  : relay_for(b.results.at(0), call->server_answer, call->tool,
-                                              b.additional_contexts);
-        const bool is_error = relay.kind == Relay::Kind::rpc_error;
-        std::string body = relay.text.empty() ? to_json_text(relay.body) : relay.text;
-        if (call->as_task || !call->task_id.empty()) {
-          if (!call->task_id.empty()) {
-            // The client holds the task: whoever waits on tasks/result gets
-            // the final result now, and nothing answers the tools/call again.
-            calls.finish(*call);
-            for (const auto& r : tasks.finish(call->task_id, is_error, std::move(body)))
-              client.send_text(response_text(r.id, r.is_error, r.body_text));
-            return;
-          }
-          // Refused before the body started (no task was made): the client
-          // waits for a task, so the refusal is a JSON-RPC error naming it.
-          const ToolResult& r = b.results.at(0);
-          json::object error{
-              {"code", refused_code},
-              {"message", r.error ? r.error->message
-                                  : std::string("the call ended before its tool ran (an execute "
-                                                "wrapper answered for it): no task was made")}};
-          if (r.error)
-            error["data"] = json::object{
-                {"toolgate/error", call_result_from(r).at("_meta").at("toolgate/error")}};
-          response = to_json_text(make_error_object(call->client_id, std::move(error)));
-        } else if (call->modern && call->input_required && !is_error && b.results.at(0).error &&
-                   b.results.at(0).error->code == error_code::approval_unavailable) {
-          // The approver asked by a multi round-trip question: the client
-          // answers it by retrying the call (sealed_state.hpp).
-          response = response_text(call->client_id, false, to_json_text(*call->input_required));
-        } else {
-          if (call->modern && !is_error)
-            body = with_modern_members(std::move(body),
-                                       call->gated ? call->gated->method : "tools/call");
-          response = response_text(call->client_id, is_error, body);
-        }
-      }
-    } catch (const std::exception& e) {
-      json::object error{{"code", rpc_error::internal_error},
-                         {"message", std::string("toolgate failed to run the call: ") + e.what()}};
-      if (!call->task_id.empty()) {
-        // The client holds a task for this call (its tools/call was answered
-        // with it): the failure is the task's, and its waiters hear it.
         calls.finish(*call);
-        for (const auto& r : tasks.finish(call->task_id, true, to_json_text(error)))
-          client.send_text(response_text(r.id, r.is_error, r.body_text));
+        if (!call->client_cancelled)
+          requester.send(make_error(call->client_id, rpc_error::invalid_params, *clash));
         return;
       }
-      response = to_json_text(make_error_object(call->client_id, std::move(error)));
+      ToolCall c{{call->call_id, call->tool, opt.session_id, "", "mcp", ""},
+                 call->arguments,
+                 call->signal};
+      // The client's roots, for guards that narrow to them.  Only the
+      // client's own requests carry them: a server's request is not the
+      // client asking.
+      if (!call->from_server)
+        c.identity.client_context = roots.context(client, *call->signal, &call->waiting);
+      if (call->gated || call->tool == code_mode_tool || tools.is_own(call->tool)) {
+        BatchResult b = host.call_batch({std::move(c)});
+        return respond(call, b.results.at(0), b.additional_contexts);
+      }
+      // A server's tool answers when the server does (forward_call): this
+      // thread goes back to the pool, and the call ends where the answer
+      // is read (or on a worker, when hooks run on the result).
+      host.call_async(std::move(c), [this, call](ToolResult r, std::vector<std::string> contexts) {
+        respond(call, r, contexts);
+      });
+    } catch (const std::exception& e) {
+      fail_call(call, e.what());
+    }
+  }
+
+  // The call's pipeline has ended: its response to the requester (or, for
+  // a call the client holds a task for, to the task's waiters).
+  void respond(const std::shared_ptr<ClientCall>& call, const ToolResult& result,
+               const std::vector<std::string>& contexts) noexcept {
+    std::string response;
+    Peer& requester = call->from_server ? server : client;
+    try {
+      Relay relay = call->gated
+                        ? reply_for_request(result, call->server_answer, *call->gated, contexts)
+                        : relay_for(result, call->server_answer, call->tool, contexts);
+      const bool is_error = relay.kind == Relay::Kind::rpc_error;
+      std::string body = relay.text.empty() ? to_json_text(relay.body) : relay.text;
+      if (call->as_task || !call->task_id.empty()) {
+        if (!call->task_id.empty()) {
+          // The client holds the task: whoever waits on tasks/result gets
+          // the final result now, and nothing answers the tools/call again.
+          calls.finish(*call);
+          for (const auto& r : tasks.finish(call->task_id, is_error, std::move(body)))
+            client.send_text(response_text(r.id, r.is_error, r.body_text));
+          return;
+        }
+        // Refused before the body started (no task was made): the client
+        // waits for a task, so the refusal is a JSON-RPC error naming it.
+        json::object error{
+            {"code", refused_code},
+            {"message", result.error ? result.error->message
+                                     : std::string("the call ended before its tool ran (an execute "
+                                                   "wrapper answered for it): no task was made")}};
+        if (result.error)
+          error["data"] = json::object{
+              {"toolgate/error", call_result_from(result).at("_meta").at("toolgate/error")}};
+        response = to_json_text(make_error_object(call->client_id, std::move(error)));
+      } else if (call->modern && call->input_required && !is_error && result.error &&
+                 result.error->code == error_code::approval_unavailable) {
+        // The approver asked by a multi round-trip question: the client
+        // answers it by retrying the call (sealed_state.hpp).
+        response = response_text(call->client_id, false, to_json_text(*call->input_required));
+      } else {
+        if (call->modern && !is_error)
+          body = with_modern_members(std::move(body),
+                                     call->gated ? call->gated->method : "tools/call");
+        response = response_text(call->client_id, is_error, body);
+      }
+    } catch (const std::exception& e) {
+      return fail_call(call, e.what());
     }
     calls.finish(*call);
     // A request its sender cancelled gets no response (MCP cancellation).
     if (!call->client_cancelled) requester.send_text(response);
   }
 
+  // The gateway itself failed to run the call: the requester hears why.
+  void fail_call(const std::shared_ptr<ClientCall>& call, std::string_view what) noexcept {
+    try {
+      json::object error{{"code", rpc_error::internal_error},
+                         {"message", "toolgate failed to run the call: " + std::string(what)}};
+      calls.finish(*call);
+      if (!call->task_id.empty()) {
+        // The client holds a task for this call (its tools/call was answered
+        // with it): the failure is the task's, and its waiters hear it.
+        for (const auto& r : tasks.finish(call->task_id, true, to_json_text(error)))
+          client.send_text(response_text(r.id, r.is_error, r.body_text));
+        return;
+      }
+      if (!call->client_cancelled)
+        (call->from_server ? server : client)
+            .send_text(to_json_text(make_error_object(call->client_id, std::move(error))));
+    } catch (...) {
+      spdlog::error("toolgate could not answer a failed call ({})", what);
+    }
+  }
+
   // The tool body of every server tool: the final arguments to the server.
-  ToolOutput forward_call(const ToolContext& ctx) {
-    const auto& name = ctx.call.identity.tool;
+  // It answers when the server does, and no thread waits meanwhile -- unless
+  // the call has a deadline to watch (a timeout wrapper) or the server runs
+  // the tool as a task (a second request follows the first).
+  void forward_call(const ToolContext& ctx, ToolCompletion done) {
+    const std::string name = ctx.call.identity.tool;
     if (pins.on_drift() == OnDrift::ask) {
       // After every guard (a denial outranks this question), before the server.
       if (auto why = pins.drift(name)) {
         const auto answer = approve(ApprovalRequest{ctx.call.identity, ctx.call.arguments, *why,
                                                     "toolgate.mcp/pins", ctx.signal});
         if (answer != ApprovalAnswer::allowed_once)
-          return ToolOutput::failure(
+          return std::move(done).complete(ToolOutput::failure(
               *why + "; not run: the user did not approve it" +
-              (answer == ApprovalAnswer::unavailable ? " (the client cannot be asked)" : ""));
+              (answer == ApprovalAnswer::unavailable ? " (the client cannot be asked)" : "")));
       }
     }
     auto call = calls.by_call_id(ctx.call.identity.call_id);
@@ -690,9 +722,9 @@ struct Gateway::Impl final : PeerHandler {
       // when this call ends (client_tasks.hpp).
       auto id = tasks.create(call->call_id, call->task_ttl, call->modern);
       if (!id)
-        return ToolOutput::failure(
+        return std::move(done).complete(ToolOutput::failure(
             "toolgate holds as many tasks as it keeps (1024) and none has expired; wait for "
-            "some to end, or call without \"task\"");
+            "some to end, or call without \"task\""));
       call->task_id = *id;
       client.send(make_result(call->client_id, tasks.created_result(*id)));
     }
@@ -704,27 +736,51 @@ struct Gateway::Impl final : PeerHandler {
         forward_params(call ? std::string_view(call->params_text) : std::string_view(),
                        call ? call->params : no_params, name, ctx.call.arguments, server_task,
                        call && call->modern);
-    auto a = server.request_text_and_wait("tools/call", params, *ctx.signal,
+    if (server_task || ctx.signal->deadline())
+      return std::move(done).complete(forward_call_waiting(name, params, call, ctx.signal));
+    auto completion = std::make_shared<ToolCompletion>(std::move(done));
+    server.request_text_async(
+        "tools/call", params, ctx.signal, call ? &call->waiting : nullptr,
+        [this, name, call, completion, signal = ctx.signal](Answer a) {
+          auto out = std::make_shared<ToolOutput>(call_output(a, name, call.get(), *signal));
+          // The rest of the call runs here, on the thread that read the
+          // answer, unless plugin code runs on the result: a slow hook
+          // must not hold up the server's other answers.
+          if (host.runs_hooks_on_result(name) &&
+              pool.submit([completion, out] { std::move(*completion).complete(std::move(*out)); }))
+            return;
+          std::move(*completion).complete(std::move(*out));
+        });
+  }
+
+  // What the body makes of the server's answer to a tools/call.
+  ToolOutput call_output(const Answer& a, const std::string& name, ClientCall* call,
+                         const Signal& signal) {
+    return output_of(a, server, {"tools/call for " + name, name, "tool " + name + " did not run"},
+                     signal, call, [&](const json::object& r) {
+                       const auto* e = r.if_contains("error");
+                       return e ? output_from_rpc_error(*e, name)
+                                : output_from_call_result(r.at("result"), name);
+                     });
+  }
+
+  // The same call, waited for on this thread.
+  ToolOutput forward_call_waiting(const std::string& name, const std::string& params,
+                                  const std::shared_ptr<ClientCall>& call,
+                                  const std::shared_ptr<Signal>& signal) {
+    const bool server_task = tools.task_required(name);
+    auto a = server.request_text_and_wait("tools/call", params, *signal,
                                           call ? &call->waiting : nullptr);
-    auto output = [&](const Answer& answer) {
-      return output_of(answer, server,
-                       {"tools/call for " + name, name, "tool " + name + " did not run"}, ctx,
-                       call.get(), [&](const json::object& r) {
-                         const auto* e = r.if_contains("error");
-                         return e ? output_from_rpc_error(*e, name)
-                                  : output_from_call_result(r.at("result"), name);
-                       });
-    };
     if (server_task && a.end == Answer::End::answered)
       if (auto task = server_task_id(a.response())) {
-        a = server.request_and_wait("tasks/result", json::object{{"taskId", *task}}, *ctx.signal,
+        a = server.request_and_wait("tasks/result", json::object{{"taskId", *task}}, *signal,
                                     call ? &call->waiting : nullptr);
         if (a.end == Answer::End::signalled) cancel_server_task(*task);
-        auto out = output(a);
+        auto out = call_output(a, name, call.get(), *signal);
         if (call && call->server_answer) without_server_task_id(*call->server_answer);
         return out;
       }
-    return output(a);
+    return call_output(a, name, call.get(), *signal);
   }
 
   // The server's task id in a CreateTaskResult, or nullopt (the server ran
@@ -769,7 +825,7 @@ struct Gateway::Impl final : PeerHandler {
         g->method, as_sent ? call->params_text : to_json_text(ctx.call.arguments), *ctx.signal,
         call ? &call->waiting : nullptr);
     const std::string method(g->method);
-    return output_of(a, to, {method, method, method + " was not sent"}, ctx, call.get(),
+    return output_of(a, to, {method, method, method + " was not sent"}, *ctx.signal, call.get(),
                      [&](const json::object& r) { return output_from_response(r, g->method); });
   }
 
@@ -784,7 +840,7 @@ struct Gateway::Impl final : PeerHandler {
   // itself is kept beside the call, so that one no hook changed goes back
   // as it came.
   template <class MapAnswer>
-  ToolOutput output_of(const Answer& a, Peer& to, const Forwarded& what, const ToolContext& ctx,
+  ToolOutput output_of(const Answer& a, Peer& to, const Forwarded& what, const Signal& signal,
                        ClientCall* call, MapAnswer map) {
     switch (a.end) {
       case Answer::End::answered: {
@@ -806,10 +862,9 @@ struct Gateway::Impl final : PeerHandler {
       case Answer::End::failed:
         return ToolOutput::failure(a.failure() + " before answering " + what.request);
       case Answer::End::signalled: {
-        const bool timed_out = ctx.signal->state() == SignalState::timed_out;
+        const bool timed_out = signal.state() == SignalState::timed_out;
         return ToolOutput::failure(
-            what.subject + ": " + cancel_reason(*ctx.signal) + " while " + to.name() +
-                " was running it",
+            what.subject + ": " + cancel_reason(signal) + " while " + to.name() + " was running it",
             std::string(timed_out ? error_code::timeout : error_code::cancelled));
       }
       case Answer::End::unsent:

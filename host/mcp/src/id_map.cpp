@@ -26,6 +26,7 @@ void ResponseSlot::complete(std::optional<json::object> response, std::string wh
     done_ = true;
   }
   cv_.notify_all();
+  if (on_change_) on_change_();
 }
 
 void ResponseSlot::poke() {
@@ -34,6 +35,7 @@ void ResponseSlot::poke() {
     poked_ = true;
   }
   cv_.notify_all();
+  if (on_change_) on_change_();
 }
 
 bool ResponseSlot::done() const {

@@ -11,6 +11,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -30,6 +31,10 @@ class ResponseSlot {
   void fail(std::string why);
   // Wakes waiters without completing (a signal may have fired).
   void poke();
+  // For a request nobody waits on (Peer::request_text_async): called, on
+  // the thread that does it, after each completion or poke.  Set before
+  // the request is sent.
+  void on_change(std::function<void()> f) { on_change_ = std::move(f); }
   bool done() const;
 
   // Waits until done or `until`; returns done().
@@ -56,6 +61,7 @@ class ResponseSlot {
   std::optional<boost::json::object> response_;
   std::string failure_;
   std::string text_;
+  std::function<void()> on_change_;
 };
 
 struct PendingRequest {

@@ -39,8 +39,14 @@ void SlotWaker::remove(const std::shared_ptr<ResponseSlot>& slot) {
 }
 
 void SlotWaker::poke_all() {
-  std::lock_guard lock(mutex_);
-  for (auto& s : slots_) s->poke();
+  // Poked outside the lock: a poke may end a request, which removes its
+  // slot from here (Peer::request_text_async).
+  std::vector<std::shared_ptr<ResponseSlot>> slots;
+  {
+    std::lock_guard lock(mutex_);
+    slots = slots_;
+  }
+  for (auto& s : slots) s->poke();
 }
 
 // ---- Peer: state and writing --------------------------------------------------------------
@@ -146,6 +152,55 @@ Answer Peer::request_text_and_wait(std::string_view method, std::string_view par
                          {{"requestId", id}, {"reason", cancel_reason(signal)}}));
   a.end = Answer::End::signalled;
   return a;
+}
+
+void Peer::request_text_async(std::string_view method, std::string_view params_text,
+                              std::shared_ptr<const Signal> signal, SlotWaker* waker,
+                              std::function<void(Answer)> on_end) {
+  Answer a;
+  if (gone_) return on_end(std::move(a));
+  a.slot = std::make_shared<ResponseSlot>();
+  const auto id = ids_.add_own(std::string(method), a.slot);
+  // Whoever gets here first -- the answer, the peer's end, or a poke after
+  // the signal fired -- ends the request; the rest find it ended.
+  struct State {
+    std::atomic<bool> ended{false};
+    std::function<void(Answer)> on_end;
+  };
+  auto state = std::make_shared<State>();
+  state->on_end = std::move(on_end);
+  std::weak_ptr<ResponseSlot> weak_slot = a.slot;
+  a.slot->on_change([this, state, weak_slot, signal, waker, id] {
+    auto slot = weak_slot.lock();
+    if (!slot) return;
+    Answer end;
+    end.slot = slot;
+    if (slot->done())
+      end.end = slot->response() ? Answer::End::answered : Answer::End::failed;
+    else if (signal->fired())
+      end.end = Answer::End::signalled;
+    else
+      return;  // poked for nothing
+    if (state->ended.exchange(true)) return;
+    if (waker) waker->remove(slot);
+    if (end.end == Answer::End::signalled) {
+      ids_.erase(id);  // a late answer is dropped
+      send(make_notification("notifications/cancelled",
+                             {{"requestId", id}, {"reason", cancel_reason(*signal)}}));
+    }
+    auto f = std::move(state->on_end);
+    f(std::move(end));
+  });
+  if (waker) waker->add(a.slot);
+  if (!send_text(request_text(id, method, params_text))) {
+    ids_.erase(id);
+    if (state->ended.exchange(true)) return;
+    if (waker) waker->remove(a.slot);
+    auto f = std::move(state->on_end);
+    return f(std::move(a));  // unsent
+  }
+  // The signal may have fired before the slot was registered with the waker.
+  if (signal->fired()) a.slot->poke();
 }
 
 // ---- reading and relaying ------------------------------------------------------------------

@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <mutex>
@@ -135,6 +136,15 @@ class Peer {
   // relayed byte for byte: raw_json.hpp).
   Answer request_text_and_wait(std::string_view method, std::string_view params_text,
                                const Signal& signal, SlotWaker* waker = nullptr);
+  // The same without a waiting thread: `on_end` gets the answer once, on
+  // the thread that ends the request -- this peer's reader (the answer, or
+  // its end of stream), the thread that fires the signal and pokes
+  // `waker`, or this one (unsent).  A signal's deadline is not watched:
+  // for one with a deadline, wait (request_text_and_wait).  `waker` must
+  // outlive the request (on_end may hold what owns it).
+  void request_text_async(std::string_view method, std::string_view params_text,
+                          std::shared_ptr<const Signal> signal, SlotWaker* waker,
+                          std::function<void(Answer)> on_end);
 
   // Gone: nothing more can be asked of this peer (request_and_wait is
   // unsent, requests relayed to it are answered with `why`).  The first

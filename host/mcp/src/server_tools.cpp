@@ -22,7 +22,7 @@ std::string clash_text(std::string_view tool, std::string_view plugin) {
 
 }  // namespace
 
-ServerTools::ServerTools(Host& host, Body body, Body gated_body, ToolPins& pins,
+ServerTools::ServerTools(Host& host, AsyncExecuteFn body, Body gated_body, ToolPins& pins,
                          std::string session_id, std::vector<ToolDefinition> own_tools)
     : host_(host),
       body_(std::move(body)),
@@ -163,7 +163,7 @@ void ServerTools::register_tools(const json::value& tools, bool complete) {
       clashes.emplace(def->name, it->second);
       continue;
     }
-    def->execute = body_;
+    def->execute_async = body_;
     if (const auto* o = t.if_object())
       if (const auto* ex = o->if_contains("execution"); ex && ex->is_object())
         if (const auto* ts = ex->get_object().if_contains("taskSupport"); ts && ts->is_string()) {

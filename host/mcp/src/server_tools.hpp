@@ -37,8 +37,8 @@ class ServerTools {
   // Every listed definition is checked against `pins` (tool_pins.hpp).
   // `session_id` is the client's session: whether the policy denies a tool
   // whatever its arguments is asked for that caller (client "mcp").
-  ServerTools(Host& host, Body body, Body gated_body, ToolPins& pins, std::string session_id,
-              std::vector<ToolDefinition> own_tools = {});
+  ServerTools(Host& host, AsyncExecuteFn body, Body gated_body, ToolPins& pins,
+              std::string session_id, std::vector<ToolDefinition> own_tools = {});
   // One of the gateway's own tools (GatewayOptions::own_tools).
   bool is_own(std::string_view tool) const { return own_names_.count(tool) != 0; }
 
@@ -76,7 +76,7 @@ class ServerTools {
   std::map<std::string, std::string, std::less<>> tools_of_plugins() const;
 
   Host& host_;
-  Body body_;
+  AsyncExecuteFn body_;  // a server's tool answers when the server does
   std::vector<ToolDefinition> gated_;
   std::vector<ToolDefinition> own_;  // kept registered like gated_
   std::set<std::string, std::less<>> own_names_;
