@@ -4,7 +4,8 @@
 // (a change in the machine's speed touches every case alike).  Wall clock,
 // which is what a client waits for.
 //
-// Cases: tools/call read_text_file of a small file directly, through the
+// Cases: tools/call read_text_file of a small file directly, through a
+// byte relay (the anchor: the floor of any stdio gateway), through the
 // gateway with an empty manifest, and through it with the sample filesystem
 // policy (policy, guard-paths, timeout, redact: samples/manifests/
 // mcp-filesystem.json with its paths pointed here); a relayed ping; and
@@ -53,8 +54,12 @@ async function connect(command, args) {
   return client;
 }
 const node = process.execPath;
+// The anchor: a byte relay (tests/bench/stdio_relay.c) in the same place
+// as the gateway -- what any process between client and server costs here.
+const relay = path.resolve(build, 'tests', 'bench', 'toolgate_stdio_relay');
 const cases = {
   direct: await connect(node, [fsServer, root]),
+  'byte relay (anchor)': await connect(relay, [node, fsServer, root]),
   'gateway, empty manifest': await connect(toolgate, ['mcp', empty, '--', node, fsServer, root]),
   'gateway, sample filesystem policy': await connect(toolgate, ['mcp', policy, '--', node, fsServer, root]),
 };
@@ -76,14 +81,15 @@ const us = (x) => `${x.toFixed(1)} µs`;
 // Warm-up, then interleaved rounds: each case's call in turn.
 for (let i = 0; i < 200; ++i) for (const c of Object.values(cases)) await call(c);
 const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
-const pings = { direct: [], gateway: [] };
+const pings = { direct: [], relay: [], gateway: [] };
 for (let r = 0; r < rounds; ++r) {
   for (const [name, c] of Object.entries(cases)) {
     const t = ns();
     await call(c);
     times[name].push(Number(ns() - t) / 1000);
   }
-  for (const [name, c] of [['direct', cases.direct], ['gateway', cases['gateway, empty manifest']]]) {
+  for (const [name, c] of [['direct', cases.direct], ['relay', cases['byte relay (anchor)']],
+    ['gateway', cases['gateway, empty manifest']]]) {
     const t = ns();
     await c.ping();
     pings[name].push(Number(ns() - t) / 1000);
@@ -98,9 +104,10 @@ async function throughput(c, total = 4000, inFlight = 20) {
   await Promise.all(Array.from({ length: inFlight }, lane));
   return total / (Number(ns() - t) / 1e9);
 }
-const rate = { direct: [], gateway: [] };
+const rate = { direct: [], relay: [], gateway: [] };
 for (let r = 0; r < 3; ++r) {
   rate.direct.push(await throughput(cases.direct));
+  rate.relay.push(await throughput(cases['byte relay (anchor)']));
   rate.gateway.push(await throughput(cases['gateway, empty manifest']));
 }
 
@@ -112,12 +119,12 @@ for (const [name, xs] of Object.entries(times)) {
   out.cases[name] = { p50_us: m, added_us: m - base };
   console.log(`  ${name.padEnd(36)} ${us(m).padStart(10)}  ${name === 'direct' ? 'baseline' : `+${us(m - base)}`}`);
 }
-const pd = median(pings.direct), pg = median(pings.gateway);
-out.ping = { direct_p50_us: pd, gateway_p50_us: pg, added_us: pg - pd };
-console.log(`ping relayed: ${us(pd)} direct, ${us(pg)} through the gateway: +${us(pg - pd)}`);
-const rd = median(rate.direct), rg = median(rate.gateway);
-out.throughput = { direct_calls_per_s: rd, gateway_calls_per_s: rg, ratio: rg / rd };
-console.log(`20 in flight: ${rd.toFixed(0)} calls/s direct, ${rg.toFixed(0)} through the gateway (${(100 * rg / rd).toFixed(0)} %)`);
+const pd = median(pings.direct), pr = median(pings.relay), pg = median(pings.gateway);
+out.ping = { direct_p50_us: pd, relay_p50_us: pr, gateway_p50_us: pg, added_us: pg - pd };
+console.log(`ping: ${us(pd)} direct, ${us(pr)} through the byte relay (+${us(pr - pd)}), ${us(pg)} through the gateway (+${us(pg - pd)})`);
+const rd = median(rate.direct), rr = median(rate.relay), rg = median(rate.gateway);
+out.throughput = { direct_calls_per_s: rd, relay_calls_per_s: rr, gateway_calls_per_s: rg, ratio: rg / rd };
+console.log(`20 in flight: ${rd.toFixed(0)} calls/s direct, ${rr.toFixed(0)} through the byte relay (${(100 * rr / rd).toFixed(0)} %), ${rg.toFixed(0)} through the gateway (${(100 * rg / rd).toFixed(0)} %)`);
 writeFileSync(path.join(build, 'mcp_sdk_latency.json'), JSON.stringify(out, null, 2));
 
 for (const c of Object.values(cases)) await c.close();

@@ -160,17 +160,19 @@ void Peer::request_text_async(std::string_view method, std::string_view params_t
   Answer a;
   if (gone_) return on_end(std::move(a));
   a.slot = std::make_shared<ResponseSlot>();
-  const auto id = ids_.add_own(std::string(method), a.slot);
   // Whoever gets here first -- the answer, the peer's end, or a poke after
   // the signal fired -- ends the request; the rest find it ended.
   struct State {
     std::atomic<bool> ended{false};
+    std::int64_t id = 0;  // set before the waker can poke (the only reader)
     std::function<void(Answer)> on_end;
+    bool claim() { return !ended.exchange(true); }
   };
   auto state = std::make_shared<State>();
   state->on_end = std::move(on_end);
   std::weak_ptr<ResponseSlot> weak_slot = a.slot;
-  a.slot->on_change([this, state, weak_slot, signal, waker, id] {
+  // Set before the slot is in the id map, where the peer's end can fail it.
+  a.slot->on_change([this, state, weak_slot, signal, waker] {
     auto slot = weak_slot.lock();
     if (!slot) return;
     Answer end;
@@ -181,20 +183,21 @@ void Peer::request_text_async(std::string_view method, std::string_view params_t
       end.end = Answer::End::signalled;
     else
       return;  // poked for nothing
-    if (state->ended.exchange(true)) return;
+    if (!state->claim()) return;
     if (waker) waker->remove(slot);
     if (end.end == Answer::End::signalled) {
-      ids_.erase(id);  // a late answer is dropped
+      ids_.erase(state->id);  // a late answer is dropped
       send(make_notification("notifications/cancelled",
-                             {{"requestId", id}, {"reason", cancel_reason(*signal)}}));
+                             {{"requestId", state->id}, {"reason", cancel_reason(*signal)}}));
     }
     auto f = std::move(state->on_end);
     f(std::move(end));
   });
+  state->id = ids_.add_own(std::string(method), a.slot);
   if (waker) waker->add(a.slot);
-  if (!send_text(request_text(id, method, params_text))) {
-    ids_.erase(id);
-    if (state->ended.exchange(true)) return;
+  if (!send_text(request_text(state->id, method, params_text))) {
+    ids_.erase(state->id);
+    if (!state->claim()) return;
     if (waker) waker->remove(a.slot);
     auto f = std::move(state->on_end);
     return f(std::move(a));  // unsent
