@@ -9,6 +9,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
 #include <thread>
 
 using namespace tgtest;
@@ -208,4 +211,75 @@ TEST(McpPeer, FailPendingEndsOwnAndRelayedRequests) {
   auto relayed = get(rig.a_out.r);
   EXPECT_EQ(relayed.at("id"), json::value(3));
   EXPECT_EQ(relayed.at("error").at("message"), "peer B exited");
+}
+
+// The same without a waiting thread: the answer, a cancellation or the
+// peer's end calls back once, on the thread that brings it.
+struct AsyncAnswers {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<Answer> answers;
+  std::vector<std::thread::id> threads;
+  std::function<void(Answer)> sink() {
+    return [this](Answer a) {
+      std::lock_guard lock(mutex);
+      answers.push_back(std::move(a));
+      threads.push_back(std::this_thread::get_id());
+      cv.notify_all();
+    };
+  }
+  std::size_t size_now() {
+    std::lock_guard lock(mutex);
+    return answers.size();
+  }
+  bool wait_for(std::size_t n) {
+    std::unique_lock lock(mutex);
+    return cv.wait_for(lock, std::chrono::seconds(5), [&] { return answers.size() >= n; });
+  }
+};
+
+TEST(McpPeer, RequestAsyncAnswersOnTheReaderThreadWithNobodyWaiting) {
+  Rig rig;
+  AsyncAnswers got;
+  rig.a.request_text_async("tools/call", "{\"name\":\"t\"}", Signal::make(), nullptr, got.sink());
+  auto req = get(rig.a_out.r);
+  EXPECT_EQ(req.at("params").at("name"), "t");
+  EXPECT_EQ(got.size_now(), 0u);  // returned before any answer
+  put(rig.a_in.w, make_result(req.at("id"), json::object{{"ok", true}}));
+  ASSERT_TRUE(got.wait_for(1));
+  EXPECT_EQ(got.answers[0].end, Answer::End::answered);
+  EXPECT_EQ(got.answers[0].response().at("result").at("ok"), true);
+  EXPECT_EQ(got.threads[0], rig.ta.get_id());  // the thread that read it
+}
+
+TEST(McpPeer, RequestAsyncEndsOnceWhenCancelledAndALateAnswerIsDropped) {
+  Rig rig;
+  AsyncAnswers got;
+  auto signal = Signal::make();
+  SlotWaker waker;
+  rig.a.request_text_async("tools/call", "{}", signal, &waker, got.sink());
+  auto call = get(rig.a_out.r);
+  signal->cancel();
+  waker.poke_all();
+  ASSERT_TRUE(got.wait_for(1));
+  EXPECT_EQ(got.answers[0].end, Answer::End::signalled);
+  auto note = get(rig.a_out.r);
+  EXPECT_EQ(note.at("method"), "notifications/cancelled");
+  EXPECT_EQ(note.at("params").at("requestId"), call.at("id"));
+  // The answer that comes anyway, and another poke, change nothing.
+  put(rig.a_in.w, make_result(call.at("id"), json::object{}));
+  waker.poke_all();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(got.size_now(), 1u);
+}
+
+TEST(McpPeer, RequestAsyncFailsWhenThePeerGoes) {
+  Rig rig;
+  AsyncAnswers got;
+  rig.b.request_text_async("ping", "{}", Signal::make(), nullptr, got.sink());
+  get(rig.b_out.r);
+  rig.b.fail_pending("peer B exited");
+  ASSERT_TRUE(got.wait_for(1));
+  EXPECT_EQ(got.answers[0].end, Answer::End::failed);
+  EXPECT_EQ(got.answers[0].failure(), "peer B exited");
 }
