@@ -697,8 +697,9 @@ struct Gateway::Impl final : PeerHandler {
 
   // The tool body of every server tool: the final arguments to the server.
   // It answers when the server does, and no thread waits meanwhile -- unless
-  // the call has a deadline to watch (a timeout wrapper) or the server runs
-  // the tool as a task (a second request follows the first).
+  // the call has a deadline to watch (a timeout wrapper), is a script's
+  // sub-call, or the server runs the tool as a task (a second request
+  // follows the first).
   void forward_call(const ToolContext& ctx, ToolCompletion done) {
     const std::string name = ctx.call.identity.tool;
     if (pins.on_drift() == OnDrift::ask) {
@@ -736,7 +737,9 @@ struct Gateway::Impl final : PeerHandler {
         forward_params(call ? std::string_view(call->params_text) : std::string_view(),
                        call ? call->params : no_params, name, ctx.call.arguments, server_task,
                        call && call->modern);
-    if (server_task || ctx.signal->deadline())
+    // Without a client call behind it (a Code Mode script's sub-call) no
+    // waker is poked when the signal fires: only a waiting thread sees it.
+    if (server_task || ctx.signal->deadline() || !call)
       return std::move(done).complete(forward_call_waiting(name, params, call, ctx.signal));
     auto completion = std::make_shared<ToolCompletion>(std::move(done));
     server.request_text_async(
