@@ -236,25 +236,29 @@ test('many concurrent calls each get their own result', async () => {
   } finally { await c.close(); }
 });
 
+// `count` 1.5-second calls in flight, then a quick one: it must answer at
+// once, and the slow ones must end together (within 4 s of the first).
+async function slowCallsThenQuick(c, count, prefix) {
+  const t0 = Date.now();
+  const slow = Array.from({ length: count }, (_, i) =>
+    c.client.callTool({ name: 'sleep', arguments: { ms: 1500, id: `${prefix}${i}` } }));
+  await new Promise((r) => setTimeout(r, 300));  // all of them in flight
+  const q0 = Date.now();
+  const quick = await c.client.callTool({ name: 'echo', arguments: { tag: 'quick' } });
+  const quickMs = Date.now() - q0;
+  assert.equal(textOf(quick), 'echo quick');
+  assert.ok(quickMs < 1000, `the quick call took ${quickMs} ms`);
+  const results = await Promise.all(slow);
+  results.forEach((r) => assert.equal(textOf(r), 'slept 1500 ms'));
+  const total = Date.now() - t0;
+  assert.ok(total < 4000, `${count} parallel 1.5 s calls took ${total} ms`);
+}
+
 test('no head-of-line blocking: a quick call behind 150 slow ones answers at once, and 150 1.5-second calls end together', async () => {
   const c = await connect({ server: 'test' });
-  try {
-    const t0 = Date.now();
-    const slow = Array.from({ length: 150 }, (_, i) =>
-      c.client.callTool({ name: 'sleep', arguments: { ms: 1500, id: `s${i}` } }));
-    await new Promise((r) => setTimeout(r, 300));  // all of them in flight
-    const q0 = Date.now();
-    const quick = await c.client.callTool({ name: 'echo', arguments: { tag: 'quick' } });
-    const quickMs = Date.now() - q0;
-    assert.equal(textOf(quick), 'echo quick');
-    // With a fixed pool of 64 threads the quick call waited for a slow one
-    // to finish (over a second), and 150 calls took three rounds (4.5 s).
-    assert.ok(quickMs < 1000, `the quick call took ${quickMs} ms`);
-    const results = await Promise.all(slow);
-    results.forEach((r) => assert.equal(textOf(r), 'slept 1500 ms'));
-    const total = Date.now() - t0;
-    assert.ok(total < 4000, `150 parallel 1.5 s calls took ${total} ms`);
-  } finally { await c.close(); }
+  // With a fixed pool of 64 threads the quick call waited for a slow one
+  // to finish (over a second), and 150 calls took three rounds (4.5 s).
+  try { await slowCallsThenQuick(c, 150, 's'); } finally { await c.close(); }
 });
 
 test('waiting for the server holds no thread: with 2 worker threads, 60 parallel 1.5-second calls end together', async () => {
@@ -262,22 +266,8 @@ test('waiting for the server holds no thread: with 2 worker threads, 60 parallel
   // under one (the default manifest's timeout) waits on its thread.
   const c = await connect({ server: 'test', gatewayArgs: ['--max-calls-in-flight', '2'],
     manifestFile: testManifest('no-wrappers', []) });
-  try {
-    const t0 = Date.now();
-    const slow = Array.from({ length: 60 }, (_, i) =>
-      c.client.callTool({ name: 'sleep', arguments: { ms: 1500, id: `w${i}` } }));
-    await new Promise((r) => setTimeout(r, 300));
-    const q0 = Date.now();
-    const quick = await c.client.callTool({ name: 'echo', arguments: { tag: 'quick' } });
-    const quickMs = Date.now() - q0;
-    assert.equal(textOf(quick), 'echo quick');
-    assert.ok(quickMs < 1000, `the quick call took ${quickMs} ms`);
-    const results = await Promise.all(slow);
-    results.forEach((r) => assert.equal(textOf(r), 'slept 1500 ms'));
-    // A thread per waiting call would take 30 rounds of 1.5 s here.
-    const total = Date.now() - t0;
-    assert.ok(total < 4000, `60 parallel 1.5 s calls on 2 threads took ${total} ms`);
-  } finally { await c.close(); }
+  // A thread per waiting call would take 30 rounds of 1.5 s here.
+  try { await slowCallsThenQuick(c, 60, 'w'); } finally { await c.close(); }
 });
 
 test('progress notifications, tool errors and server-initiated elicitation pass through', async () => {

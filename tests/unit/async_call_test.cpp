@@ -40,6 +40,15 @@ void register_later(Host& host, const std::shared_ptr<Parked>& parked) {
   host.register_tool(std::move(t));
 }
 
+// Another thread completes the first parked body with `out` (for calls
+// that wait on the caller's thread).
+std::thread answer_when_parked(const std::shared_ptr<Parked>& parked, ToolOutput out) {
+  return std::thread([parked, out = std::move(out)]() mutable {
+    while (parked->size() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    parked->take().complete(std::move(out));
+  });
+}
+
 ToolCall later(json::object args = {{"x", 1}}) {
   ToolCall c;
   c.identity.tool = "later";
@@ -178,10 +187,7 @@ TEST(AsyncCall, UnderAWrapperTheBodyIsWaitedForAndTheWrapperSeesItsResult) {
         wrapper_saw_error.push_back(r.is_error);
         return r;
       });
-  std::thread answering([&] {
-    while (parked->size() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    parked->take().complete(ToolOutput::success("answered"));
-  });
+  std::thread answering = answer_when_parked(parked, ToolOutput::success("answered"));
   Outcomes out;
   f.host.call_async(later(), out.sink());
   // The wrapper's next() waited: done ran before call_async returned.
@@ -195,10 +201,7 @@ TEST(AsyncCall, HostCallWaitsForAnAsynchronousBody) {
   Fixture f;
   auto parked = std::make_shared<Parked>();
   register_later(f.host, parked);
-  std::thread answering([&] {
-    while (parked->size() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    parked->take().complete(ToolOutput::failure("server said no"));
-  });
+  std::thread answering = answer_when_parked(parked, ToolOutput::failure("server said no"));
   auto r = f.host.call(later());
   answering.join();
   EXPECT_EQ(code_of(r), "tool_error");
