@@ -28,6 +28,7 @@ assert.ok(PLUGINS && existsSync(path.join(PLUGINS, 'toolgate_guard-paths.so')),
 const fsServer = path.join(here, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const testServer = path.join(here, 'test-server.mjs');
 const rawServer = path.join(here, 'raw-server.mjs');  // dispatches on "method" alone
+const modernServer = path.join(here, 'modern-server.mjs');  // speaks MCP 2026-07-28 only
 
 const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-mcp-e2e-')));
 const root = path.join(tmp, 'root');        // the only folder reads and writes may touch
@@ -1082,14 +1083,14 @@ const modernTest = (name, fn) => test(name, nodeMajor >= 20 ? {} : {
   skip: `MCP 2026-07-28 needs the SDK 2.x client, which needs Node.js >= 20; this is Node.js ${process.version}`,
 }, fn);
 
-async function connectModern({ manifestFile = manifest, elicit = null } = {}) {
+async function connectModern({ manifestFile = manifest, elicit = null, serverArgs = [fsServer, root] } = {}) {
   const { Client: Client2 } = await import('@modelcontextprotocol/client');
   const { StdioClientTransport: Stdio2 } = await import('@modelcontextprotocol/client/stdio');
   // A subclass probes server/discover on this process (the SDK runs the
   // plain class's probe in a throw-away second process).
   class Transport extends Stdio2 {}
   const transport = new Transport({
-    command: TOOLGATE, args: ['mcp', manifestFile, '--', process.execPath, fsServer, root], stderr: 'pipe',
+    command: TOOLGATE, args: ['mcp', manifestFile, '--', process.execPath, ...serverArgs], stderr: 'pipe',
   });
   let stderr = '';
   transport.stderr?.on('data', (d) => { stderr += d; });
@@ -1242,4 +1243,134 @@ test('raw 2026-07-28: the tasks extension -- a task of the gateway whose tasks/g
     g.child.stdin.end();
   }
   assert.equal((await g.exited).code, 0);
+});
+
+// ---- MCP 2026-07-28 servers: probed with server/discover, spoken to in that version ------
+// modern-server.mjs speaks 2026-07-28 only and logs each request's _meta.
+const modernPolicy = () => testManifest('modern-policy', [
+  { id: 'toolgate.policy', path: path.join(PLUGINS, 'toolgate_policy.so'),
+    config: { rules: [{ tools: 'echo', when: [{ pointer: '/tag', regex: '^deny' }], verdict: 'deny', reason: 'tags starting deny are refused' }] } },
+]);
+const requestLines = (log) => readLog(log).split('\n').filter((l) => /^[a-z]+\/[a-z]+ \{/.test(l))
+  .map((l) => ({ method: l.slice(0, l.indexOf(' ')), meta: JSON.parse(l.slice(l.indexOf(' ') + 1)) }));
+
+test('2026-07-28 server, 2025 client: initialize answered from server/discover, every request in the envelope, denials never reach it', async () => {
+  const log = newLog();
+  const g = rawGateway([], log, { server: modernServer, manifestFile: modernPolicy() });
+  try {
+    g.send({ ...init, params: { ...init.params, capabilities: { elicitation: {}, roots: {} } } });
+    const hello = (await g.next((m) => m.id === 1)).result;
+    assert.equal(hello.protocolVersion, '2025-06-18');
+    assert.deepEqual(hello.serverInfo, { name: 'modern-test-server', version: '2.0.0' });
+    assert.equal(hello.instructions, 'a test server of the 2026-07-28 era');
+    assert.deepEqual(hello.capabilities.tools, { listChanged: true });
+    assert.equal(hello.capabilities.extensions, undefined, 'the server\'s extensions are not the 2025 client\'s');
+    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    g.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    assert.deepEqual((await g.next((m) => m.id === 2)).result, {});
+    g.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
+    assert.deepEqual((await g.next((m) => m.id === 3)).result.tools.map((t) => t.name), ['echo', 'ask']);
+    g.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: { tag: 'hi' } } });
+    const echoed = await g.next((m) => m.id === 4);
+    assert.deepEqual(JSON.parse(echoed.result.content[0].text), { arguments: { tag: 'hi' } });
+    assert.match(echoed.raw, /"structuredContent":\{"n":0\.00011133861541748047,"half":5E-1\}/, 'numbers cross as they came');
+    g.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'echo', arguments: { tag: 'deny-me' } } });
+    const denied = (await g.next((m) => m.id === 5)).result;
+    assert.equal(errorOf(denied).code, 'denied');
+    // The server asks for input (a result a 2025 client cannot read, and a
+    // question no hook saw): refused, naming why.
+    g.send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'ask', arguments: {} } });
+    const asked = (await g.next((m) => m.id === 6)).result;
+    assert.equal(asked.isError, true, JSON.stringify(asked));
+    assert.match(textOf(asked), /input_required.*declares no client capabilities/);
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0, g.stderr());
+  const requests = requestLines(log);
+  assert.deepEqual(requests.map((r) => r.method), ['server/discover', 'tools/list', 'tools/call', 'tools/call'],
+    'the probe first, no initialize; ping answered by the gateway; the denied call never sent');
+  for (const r of requests) {
+    assert.equal(r.meta['io.modelcontextprotocol/protocolVersion'], '2026-07-28');
+    assert.deepEqual(r.meta['io.modelcontextprotocol/clientCapabilities'], {}, 'the client\'s elicitation and roots are not declared to the server');
+  }
+  assert.doesNotMatch(readLog(log), /notifications\/initialized/);
+  assert.equal(readLog(log).match(/executed echo/g).length, 1);
+});
+
+test('2026-07-28 server, 2026-07-28 client: discover from the server, its cache hints replaced, the client\'s capabilities not passed on', async () => {
+  const log = newLog();
+  const g = rawGateway([], log, { server: modernServer, manifestFile: testManifest('empty', []) });
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} }, sampling: {} },
+    'io.modelcontextprotocol/clientInfo': { name: 'raw-2026', version: '1' },
+  };
+  try {
+    g.send({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } });
+    const d = (await g.next((m) => m.id === 1)).result;
+    assert.deepEqual(d.supportedVersions, ['2026-07-28']);
+    assert.deepEqual(d._meta['io.modelcontextprotocol/serverInfo'], { name: 'modern-test-server', version: '2.0.0' });
+    assert.equal(d.ttlMs, 0);
+    assert.equal(d.cacheScope, 'private');
+    g.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: meta } });
+    const listed = await g.next((m) => m.id === 2);
+    assert.equal(listed.result.resultType, 'complete');
+    assert.equal(listed.result.ttlMs, 0, listed.raw);
+    assert.equal(listed.result.cacheScope, 'private', listed.raw);
+    g.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { _meta: meta, name: 'echo', arguments: { tag: 'modern' } } });
+    const echoed = await g.next((m) => m.id === 3);
+    assert.equal(echoed.result.resultType, 'complete');
+    assert.match(echoed.raw, /"n":0\.00011133861541748047,"half":5E-1/);
+    g.send({ jsonrpc: '2.0', id: 4, method: 'resources/read', params: { _meta: meta, uri: 'file:///etc/hostname' } });
+    const read = await g.next((m) => m.id === 4);
+    assert.equal(read.result.cacheScope, 'private', read.raw);
+    assert.equal(read.result.ttlMs, 0, read.raw);
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0, g.stderr());
+  const requests = requestLines(log);
+  assert.deepEqual(requests.map((r) => r.method), ['server/discover', 'tools/list', 'tools/call', 'resources/read']);
+  for (const r of requests.slice(1)) {
+    assert.deepEqual(r.meta['io.modelcontextprotocol/clientCapabilities'], {});
+    assert.deepEqual(r.meta['io.modelcontextprotocol/clientInfo'], { name: 'raw-2026', version: '1' }, 'the client\'s own identity passes');
+  }
+});
+
+modernTest('the SDK 2.x client through the gateway to a server that speaks only 2026-07-28', async () => {
+  const c = await connectModern({ manifestFile: modernPolicy(), serverArgs: [modernServer] });
+  try {
+    assert.equal(c.client.getNegotiatedProtocolVersion(), '2026-07-28');
+    const { tools } = await c.client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ['echo', 'ask']);
+    const r = await c.client.callTool({ name: 'echo', arguments: { tag: 'sdk2' } });
+    assert.deepEqual(JSON.parse(textOf(r)), { arguments: { tag: 'sdk2' } });
+    const denied = await c.client.callTool({ name: 'echo', arguments: { tag: 'deny-sdk2' } });
+    assert.equal(errorOf(denied).code, 'denied');
+  } finally { await c.close(); }
+});
+
+test('a 2025 server that ends when probed is started again and spoken to in 2025; --server-protocol 2026-07-28 refuses it', async () => {
+  const log = newLog();
+  const g = await rawSession([], log, { server: rawServer, manifestFile: testManifest('empty', []), env: { TG_TEST_INIT_FIRST: '1' } });
+  try {
+    assert.equal(textOf((await rawCall(g, 2, 'after-restart')).result), 'ran after-restart');
+    assert.match(g.stderr(), /ended when probed with server\/discover .*exited with status 3.*starting it again/);
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
+  assert.equal(readLog(log).match(/^started /gm).length, 2, readLog(log));
+  const strict = rawGateway(['--server-protocol', '2026-07-28'], newLog(), { server: rawServer, manifestFile: testManifest('empty', []) });
+  strict.child.stdin.end();
+  assert.equal((await strict.exited).code, 1);
+  assert.match(strict.stderr(), /does not speak MCP 2026-07-28, which --server-protocol 2026-07-28 requires: it answered server\/discover with an error/);
+});
+
+test('toolgate mcp pin pins the tools of a server that speaks only 2026-07-28', async () => {
+  const pins = path.join(tmp, 'modern.pins.json');
+  const pin = spawn(TOOLGATE, ['mcp', 'pin', '--pins', pins, '--', process.execPath, modernServer], { stdio: 'inherit' });
+  assert.equal(await new Promise((resolve) => pin.on('exit', resolve)), 0);
+  assert.deepEqual(Object.keys(JSON.parse(readFileSync(pins, 'utf8')).tools).sort(), ['ask', 'echo']);
 });

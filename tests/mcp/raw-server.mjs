@@ -29,8 +29,15 @@ const tool = (name) => ({ name, description: name === 'run' && mutated
   : `${name} (raw server)`, inputSchema: { type: 'object' } });
 
 let pendingSample = null;  // the tools/call waiting for its sampling answer
+// With TG_TEST_INIT_FIRST set it ends on any first message but initialize,
+// as some servers of the older protocol do when probed with server/discover
+// (and logs "started PID" as it starts).
+let first = true;
+if (process.env.TG_TEST_INIT_FIRST) log(`started ${process.pid}`);
 createInterface({ input: process.stdin }).on('line', (line) => {
   const m = JSON.parse(line);
+  if (first && process.env.TG_TEST_INIT_FIRST && m.method !== 'initialize') process.exit(3);
+  first = false;
   if (m.id === 't-1' && !m.method) return log(`tasks/get answered ${line}`);
   if (m.id === 's-1' && !m.method) {
     log(`sampling answered ${line}`);

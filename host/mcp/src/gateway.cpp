@@ -9,6 +9,7 @@
 #include "jsonrpc.hpp"
 #include "peer.hpp"
 #include "raw_json.hpp"
+#include "request_envelope.hpp"
 #include "sealed_state.hpp"
 #include "server_tools.hpp"
 #include "tool_mapping.hpp"
@@ -67,6 +68,10 @@ struct Gateway::Impl final : PeerHandler {
         server_request_pool(opt.max_calls_in_flight) {
     client.connect(server, *this);
     server.connect(client, *this);
+    if (server_modern) {
+      server.speak_modern(gateway_envelope());
+      server_init = init_from_discover(opt.server_protocol.discover_result);
+    }
     // A drifted tool is refused by a guard: monotonic, so no later hook
     // can allow it, and the denial names why (tool_pins.hpp).  Whatever
     // the arguments: its static verdict says so, and tools/list leaves it
@@ -82,6 +87,10 @@ struct Gateway::Impl final : PeerHandler {
   Host& host;
   ChildProcess& server_process;
   GatewayOptions opt;
+  // The server speaks MCP 2026-07-28 (probe_server found so): no
+  // initialize, the envelope on every request, and the clients of either
+  // era served from its DiscoverResult.
+  const bool server_modern = opt.server_protocol.modern;
   Peer client;
   Peer server;
   ToolPins pins;
@@ -104,7 +113,10 @@ struct Gateway::Impl final : PeerHandler {
   // initializes it itself (protocol_eras in host/README).
   enum class Era { unknown, legacy, modern };
   std::atomic<Era> client_era{Era::unknown};
-  json::object server_init;  // the server's initialize result (modern era), under state_mutex
+  // What the server said of itself: its initialize result (a 2025 server
+  // the gateway initialized for a 2026-07-28 client) or, for a 2026-07-28
+  // server, the same members from its DiscoverResult.  Under state_mutex.
+  json::object server_init;
   StateSealer sealer;
   UsedNonces used_states;  // approvals already spent (sealed_state.hpp)
   std::atomic<bool> shutting_down{false};
@@ -125,6 +137,15 @@ struct Gateway::Impl final : PeerHandler {
   // ---- what the gateway does with the peers' messages ------------------------------
   bool take_request(Peer& from, Message& m, json::object& note) override {
     const auto method = m.method();
+    if (&from == &server && server_modern) {
+      // MCP 2026-07-28's stdio transport: a server writes no requests (it
+      // asks through input_required results, which toolgate does not take).
+      server.reply_error(m.id(), rpc_error::method_not_found,
+                         "a server speaking MCP 2026-07-28 sends no requests; toolgate relays "
+                         "none to the client (" +
+                             std::string(method) + ")");
+      return true;
+    }
     if (&from == &client && era_answered(m)) return true;
     if (const auto* g = gated_method(method, &from == &client)) {
       on_gated_request(from, *g, m);
@@ -153,6 +174,15 @@ struct Gateway::Impl final : PeerHandler {
       client_elicits = client_can_elicit_forms(m.params());
       roots.on_initialize(m.params());
       without_client_tasks(m);
+      if (server_modern) {
+        answer_initialize(m);
+        return true;
+      }
+    }
+    // No ping in 2026-07-28: the gateway answers for itself.
+    if (method == "ping" && server_modern) {
+      client.send(make_result(m.id(), json::object{}));
+      return true;
     }
     if (method == "tools/list") note["had_cursor"] = m.params().contains("cursor");
     if (calls.by_client_id(m.id())) {
@@ -172,8 +202,10 @@ struct Gateway::Impl final : PeerHandler {
     if (&from == &server && m.method() == "notifications/tasks/status") return true;
     if (&from == &client && m.method() == "notifications/roots/list_changed") {
       roots.mark_stale();
-      return false;
+      return server_modern;  // a 2026-07-28 server has no roots of the client's
     }
+    // The handshake's last step, which a 2026-07-28 server never began.
+    if (&from == &client && m.method() == "notifications/initialized") return server_modern;
     if (m.method() != "notifications/cancelled") return false;
     const auto* rid = m.params().if_contains("requestId");
     auto call = rid ? calls.by_client_id(*rid, &from == &server) : nullptr;
@@ -283,7 +315,7 @@ struct Gateway::Impl final : PeerHandler {
       }
       if (method != "server/discover" && version.empty()) return false;  // a ping, say
       client_era = era = Era::modern;
-      if (!initialize_server_for_modern(m)) return true;
+      if (!server_modern && !initialize_server_for_modern(m)) return true;
     }
     if (era != Era::modern) return false;
     if (version.empty()) {
@@ -356,6 +388,53 @@ struct Gateway::Impl final : PeerHandler {
     return true;
   }
 
+  // A 2026-07-28 server's DiscoverResult as the members of an initialize
+  // result, which the rest of the gateway reads: its capabilities (its
+  // extensions are its own business with its clients, not the gateway's
+  // clients'), its serverInfo and its instructions.
+  static json::object init_from_discover(std::string_view discover_text) {
+    boost::system::error_code ec;
+    auto v = json::parse(discover_text, ec);
+    json::object init;
+    if (ec || !v.is_object()) return init;
+    const auto& d = v.get_object();
+    json::object caps;
+    if (const auto* c = d.if_contains("capabilities"); c && c->is_object())
+      for (const auto& kv : c->get_object())
+        if (kv.key() != "extensions") caps.emplace(kv.key(), kv.value());
+    init["capabilities"] = std::move(caps);
+    const auto* meta = d.if_contains("_meta");
+    const auto* info = meta && meta->is_object()
+                           ? meta->get_object().if_contains("io.modelcontextprotocol/serverInfo")
+                           : nullptr;
+    init["serverInfo"] = info && info->is_object() ? *info : json::value(json::object{});
+    if (const auto* i = d.if_contains("instructions"); i && i->is_string())
+      init["instructions"] = *i;
+    return init;
+  }
+
+  // A 2025 client's initialize, when the server speaks 2026-07-28 and has
+  // no initialize: answered here from its DiscoverResult, in the version
+  // the client asked for when the gateway speaks it (else 2025-11-25, and
+  // the client decides whether it can go on).
+  void answer_initialize(const Message& m) {
+    const auto* asked = m.params().if_contains("protocolVersion");
+    const std::string version =
+        asked && asked->is_string() &&
+                (asked->get_string() == "2025-06-18" || asked->get_string() == "2025-11-25")
+            ? std::string(asked->get_string())
+            : std::string("2025-11-25");
+    json::object result;
+    {
+      std::lock_guard lock(state_mutex);
+      result = server_init;
+      protocol_version = version;
+    }
+    result.emplace("protocolVersion", version);
+    auto with_tasks = with_gateway_tasks(result, version == "2025-11-25");
+    client.send(make_result(m.id(), with_tasks ? std::move(*with_tasks) : std::move(result)));
+  }
+
   // server/discover, answered from the server's initialize result: the
   // gateway supports 2026-07-28 towards this client; the capabilities are
   // the server's (its 2025 task capability left out: tasks under
@@ -385,22 +464,30 @@ struct Gateway::Impl final : PeerHandler {
 
   // What a 2026-07-28 client needs in every result: resultType, and on
   // cacheable results a cache policy -- never shared, never kept, because
-  // what a caller is offered depends on the policy and can change.
+  // what a caller is offered depends on the policy and can change.  The
+  // policy replaces any the server gave (a 2026-07-28 server's own).
+  static json::object cache_policy(std::string_view method) {
+    if (method == "tools/list" || method == "prompts/list" || method == "resources/list" ||
+        method == "resources/templates/list" || method == "resources/read")
+      return {{"ttlMs", 0}, {"cacheScope", "private"}};
+    return {};
+  }
   static json::object modern_result_members(std::string_view method) {
     json::object out{{"resultType", "complete"}};
-    if (method == "tools/list" || method == "prompts/list" || method == "resources/list" ||
-        method == "resources/templates/list" || method == "resources/read") {
-      out["ttlMs"] = 0;
-      out["cacheScope"] = "private";
-    }
+    for (const auto& kv : cache_policy(method)) out.emplace(kv.key(), kv.value());
     return out;
   }
-  json::object result_members(Peer& from, const PendingRequest& request) override {
+  json::object result_members(Peer& from, const PendingRequest&) override {
     if (&from != &server || client_era.load() != Era::modern) return {};
-    return modern_result_members(request.method);
+    return {{"resultType", "complete"}};
+  }
+  json::object result_overrides(Peer& from, const PendingRequest& request) override {
+    if (&from != &server || client_era.load() != Era::modern) return {};
+    return cache_policy(request.method);
   }
   // A result the gateway built, for a 2026-07-28 client: the same members
-  // in front (keys it already has are left alone).
+  // in front (a resultType it already has is left alone; the cache policy
+  // is the gateway's).
   static std::string with_modern_members(std::string body, std::string_view method) {
     boost::system::error_code ec;
     auto parsed = json::parse(body, ec);
@@ -408,7 +495,13 @@ struct Gateway::Impl final : PeerHandler {
     const auto members = modern_result_members(method);
     for (auto it = members.end(); it != members.begin();) {
       --it;
-      if (parsed.get_object().contains(it->key())) continue;
+      if (const auto* had = parsed.get_object().if_contains(it->key())) {
+        if (it->key() == "resultType" || *had == it->value()) continue;
+        auto span = find_member(body, 0, it->key());
+        if (!span) continue;  // a key written with escapes: not one a client reads
+        body = replace_span(body, span->value, to_json_text(it->value()));
+        continue;
+      }
       body = insert_first_member(body, 0, to_json_text(json::string(it->key())),
                                  to_json_text(it->value()));
     }
@@ -732,7 +825,7 @@ struct Gateway::Impl final : PeerHandler {
     static const json::object no_params;
     // A tool the server runs only as a task is called as one, and the body
     // waits for that task's result: the pipeline sees the final result.
-    const bool server_task = tools.task_required(name);
+    const bool server_task = !server_modern && tools.task_required(name);
     const std::string params =
         forward_params(call ? std::string_view(call->params_text) : std::string_view(),
                        call ? call->params : no_params, name, ctx.call.arguments, server_task,
@@ -771,7 +864,7 @@ struct Gateway::Impl final : PeerHandler {
   ToolOutput forward_call_waiting(const std::string& name, const std::string& params,
                                   const std::shared_ptr<ClientCall>& call,
                                   const std::shared_ptr<Signal>& signal) {
-    const bool server_task = tools.task_required(name);
+    const bool server_task = !server_modern && tools.task_required(name);
     auto a = server.request_text_and_wait("tools/call", params, *signal,
                                           call ? &call->waiting : nullptr);
     if (server_task && a.end == Answer::End::answered)

@@ -64,7 +64,16 @@ void Peer::connect(Peer& other, PeerHandler& handler) {
   handler_ = &handler;
 }
 
+void Peer::speak_modern(RequestEnvelope envelope) {
+  envelope_ = std::move(envelope);
+  modern_ = true;
+}
+
 bool Peer::send(const json::object& message) { return send_text(to_json_text(message)); }
+
+bool Peer::send_request_text(std::string text) {
+  return send_text(modern_ ? with_envelope(text, envelope_) : text);
+}
 
 bool Peer::send_text(const std::string& text) {
   if (writes_stopped_) return false;
@@ -73,15 +82,20 @@ bool Peer::send_text(const std::string& text) {
   return false;
 }
 
-bool Peer::relay_edited(Message& m, std::initializer_list<std::string_view> path,
-                        const json::value& value) {
+std::string Peer::edited_text(Message& m, std::initializer_list<std::string_view> path,
+                              const json::value& value) {
   if (!m.text.empty())
     if (auto span = find_path(m.text, path))
-      return other_->send_text(replace_span(m.text, span->value, to_json_text(value)));
+      return replace_span(m.text, span->value, to_json_text(value));
   json::object* at = &m.body;
   for (auto it = path.begin(); it + 1 != path.end(); ++it) at = &(*at)[*it].as_object();
   (*at)[*(path.end() - 1)] = value;
-  return other_->send(m.body);
+  return to_json_text(m.body);
+}
+
+bool Peer::relay_edited(Message& m, std::initializer_list<std::string_view> path,
+                        const json::value& value) {
+  return other_->send_text(edited_text(m, path, value));
 }
 
 void Peer::reply_error(const json::value& id, std::int64_t code, std::string_view message) {
@@ -133,7 +147,7 @@ Answer Peer::request_text_and_wait(std::string_view method, std::string_view par
       if (waker) waker->remove(slot);
     }
   } unregister{waker, a.slot};
-  if (!send_text(request_text(id, method, params_text))) {
+  if (!send_request_text(request_text(id, method, params_text))) {
     ids_.erase(id);
     return a;
   }
@@ -195,7 +209,7 @@ void Peer::request_text_async(std::string_view method, std::string_view params_t
   });
   state->id = ids_.add_own(std::string(method), a.slot);
   if (waker) waker->add(a.slot);
-  if (!send_text(request_text(state->id, method, params_text))) {
+  if (!send_request_text(request_text(state->id, method, params_text))) {
     ids_.erase(state->id);
     if (!state->claim()) return;
     if (waker) waker->remove(a.slot);
@@ -268,7 +282,7 @@ void Peer::on_request(Message& m) {
   auto id = to.ids_.add_forwarded(m.id(), std::string(m.method()), std::move(note));
   if (!id) return reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
   json::value from_id = m.id();
-  if (!relay_edited(m, {"id"}, *id)) {
+  if (!to.send_request_text(edited_text(m, {"id"}, *id))) {
     to.ids_.erase(*id);
     reply_error(from_id, rpc_error::internal_error, to.unwritable());
   }
@@ -302,9 +316,26 @@ void Peer::on_notification(Message& m) {
   m.text.empty() ? other_->send(m.body) : other_->send_text(m.text);
 }
 
-void Peer::add_result_members(Message& m, const json::object& members) {
+void Peer::add_result_members(Message& m, const json::object& members,
+                              const json::object& overrides) {
   auto& result = m.body.at("result").as_object();  // at: no rehash (see on_response)
-  for (auto it = members.end(); it != members.begin();) {
+  for (const auto& kv : overrides) {
+    const auto* had = result.if_contains(kv.key());
+    if (!had) continue;  // added below
+    if (*had == kv.value()) continue;
+    if (!m.text.empty()) {
+      auto span = find_path(m.text, {"result", kv.key()});
+      if (span)
+        m.text = replace_span(m.text, span->value, to_json_text(kv.value()));
+      else
+        m.text.clear();
+    }
+    result[kv.key()] = kv.value();
+  }
+  json::object all = members;
+  for (const auto& kv : overrides)
+    if (!result.contains(kv.key())) all[kv.key()] = kv.value();
+  for (auto it = all.end(); it != all.begin();) {
     --it;  // backwards, each in front: they keep their order
     if (result.contains(it->key())) continue;
     if (!m.text.empty()) {
@@ -319,6 +350,19 @@ void Peer::add_result_members(Message& m, const json::object& members) {
   }
 }
 
+std::string Peer::incomplete_result(const Message& m, std::string_view method) const {
+  if (!modern_) return {};
+  const auto* result = m.body.if_contains("result");
+  const auto* type =
+      result && result->is_object() ? result->get_object().if_contains("resultType") : nullptr;
+  // An absent resultType means complete (MCP 2026-07-28).
+  if (!type || (type->is_string() && type->get_string() == "complete")) return {};
+  return name_ + " answered " + std::string(method) + " with a result of type " + text_of(*type) +
+         ", which toolgate cannot use: it declares no client capabilities to the server (so it "
+         "does not take a server's input requests or tasks), and only a complete result can be "
+         "judged by the policy and relayed";
+}
+
 void Peer::on_response(Message& m) {
   auto p = ids_.take(m.id());
   if (!p) {
@@ -327,6 +371,12 @@ void Peer::on_response(Message& m) {
                   text_of(m.id()));
     return;
   }
+  if (auto why = incomplete_result(m, p->method); !why.empty()) {
+    spdlog::warn("{}", why);
+    json::object error = make_error(m.id(), rpc_error::internal_error, why);
+    error["error"].as_object()["data"] = json::object{{std::string(unusable_answer_mark), true}};
+    m = classify(std::move(error));
+  }
   if (p->kind == PendingRequest::Kind::own)
     return p->slot->deliver(std::move(m.body), std::move(m.text));
   if (const auto* result = m.body.if_contains("result"); result && result->is_object()) {
@@ -334,7 +384,8 @@ void Peer::on_response(Message& m) {
       m.body["result"] = std::move(*replaced);
       m.text.clear();  // relayed from the changed value, not the text
     }
-    add_result_members(m, handler_->result_members(*this, *p));
+    add_result_members(m, handler_->result_members(*this, *p),
+                       handler_->result_overrides(*this, *p));
   }
   relay_edited(m, {"id"}, p->peer_id);
 }

@@ -12,6 +12,7 @@
 #include "framing.hpp"
 #include "id_map.hpp"
 #include "jsonrpc.hpp"
+#include "request_envelope.hpp"
 
 #include <toolgate/signal.hpp>
 
@@ -56,6 +57,13 @@ class PeerHandler {
   // result already has are left alone; the rest go in at its front, by a
   // text edit when the result is relayed as text.
   virtual boost::json::object result_members(Peer& from, const PendingRequest& request) {
+    (void)from;
+    (void)request;
+    return {};
+  }
+  // Members whose values replace the relayed result's own (a cache policy
+  // the gateway must decide, whatever the server said).
+  virtual boost::json::object result_overrides(Peer& from, const PendingRequest& request) {
     (void)from;
     (void)request;
     return {};
@@ -112,6 +120,13 @@ class Peer {
 
   // Relays to `other`; `handler` sees every message first.  Before use.
   void connect(Peer& other, PeerHandler& handler);
+  // A peer that speaks MCP 2026-07-28 (before use): every request sent to
+  // it -- relayed or the gateway's own -- carries `envelope` in
+  // params._meta (request_envelope.hpp), and a result it sends is usable
+  // only when complete: one whose resultType asks for input or hands out
+  // a task (which the gateway never declared it could take) ends its
+  // request with an error instead of reaching anyone.
+  void speak_modern(RequestEnvelope envelope);
 
   const std::string& name() const { return name_; }
   IdMap& ids() { return ids_; }  // the requests sent to this peer
@@ -170,7 +185,12 @@ class Peer {
   void on_request(Message& m);
   void on_notification(Message& m);
   void on_response(Message& m);
-  void add_result_members(Message& m, const boost::json::object& members);
+  void add_result_members(Message& m, const boost::json::object& members,
+                          const boost::json::object& overrides);
+  // A request to this peer, in the envelope it needs.
+  bool send_request_text(std::string text);
+  // speak_modern: why a response's result cannot be used, or "".
+  std::string incomplete_result(const Message& m, std::string_view method) const;
   // An answer over the size limit or that does not parse still ends the
   // request it answers (found by EnvelopeScanner): its originator gets a
   // JSON-RPC error now instead of waiting for its deadline.
@@ -181,6 +201,9 @@ class Peer {
   // key, the parsed message written again.
   bool relay_edited(Message& m, std::initializer_list<std::string_view> path,
                     const boost::json::value& value);
+  // The text relay_edited sends.
+  static std::string edited_text(Message& m, std::initializer_list<std::string_view> path,
+                                 const boost::json::value& value);
 
   std::string name_;
   std::size_t max_message_bytes_;
@@ -190,6 +213,8 @@ class Peer {
   IdMap ids_;
   Peer* other_ = nullptr;
   PeerHandler* handler_ = nullptr;
+  RequestEnvelope envelope_;
+  bool modern_ = false;
   std::atomic<bool> gone_{false};
   std::atomic<bool> write_failed_{false};
   std::atomic<bool> writes_stopped_{false};

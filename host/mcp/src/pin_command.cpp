@@ -5,6 +5,7 @@
 
 #include "jsonrpc.hpp"
 #include "peer.hpp"
+#include "request_envelope.hpp"
 #include "tool_pins.hpp"
 
 #include <toolgate/signal.hpp>
@@ -73,6 +74,7 @@ std::string fetch_pin_file(ChildProcess& process, const GatewayOptions& o) {
   Peer server("the MCP server", process.stdout_fd(), process.stdin_fd(), o.max_message_bytes,
               o.signal_check);
   PinHandler handler;
+  if (o.server_protocol.modern) server.speak_modern(gateway_envelope());
   server.connect(nobody, handler);
   nobody.connect(server, handler);
   std::thread reader([&] {
@@ -97,12 +99,14 @@ std::string fetch_pin_file(ChildProcess& process, const GatewayOptions& o) {
   } stop{process, server, reader};
 
   auto deadline = Signal::make()->child(std::chrono::seconds(30));
-  const json::object init{
-      {"protocolVersion", "2025-06-18"},
-      {"capabilities", json::object{}},
-      {"clientInfo", json::object{{"name", "toolgate-mcp-pin"}, {"version", "1"}}}};
-  result_of(server.request_and_wait("initialize", init, *deadline), "initialize", server);
-  server.send(make_notification("notifications/initialized", {}));
+  if (!o.server_protocol.modern) {  // a 2026-07-28 server has no handshake
+    const json::object init{
+        {"protocolVersion", "2025-06-18"},
+        {"capabilities", json::object{}},
+        {"clientInfo", json::object{{"name", "toolgate-mcp-pin"}, {"version", "1"}}}};
+    result_of(server.request_and_wait("initialize", init, *deadline), "initialize", server);
+    server.send(make_notification("notifications/initialized", {}));
+  }
   PinMap pins;
   json::value cursor;
   for (int page = 0; page < 1000; ++page) {

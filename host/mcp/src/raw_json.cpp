@@ -69,6 +69,21 @@ std::optional<MemberSpan> find_member(std::string_view t, std::size_t open, std:
   return std::nullopt;
 }
 
+bool has_escaped_key(std::string_view t, std::size_t open) {
+  if (open >= t.size() || t[open] != '{') return false;
+  std::size_t i = skip_space(t, open + 1);
+  while (i < t.size() && t[i] == '"') {
+    const std::size_t key_end = skip_string(t, i);
+    if (t.substr(i, key_end - i).find('\\') != std::string_view::npos) return true;
+    i = skip_space(t, key_end);
+    if (i >= t.size() || t[i] != ':') return false;
+    i = skip_space(t, skip_value(t, skip_space(t, i + 1)));
+    if (i >= t.size() || t[i] != ',') return false;
+    i = skip_space(t, i + 1);
+  }
+  return false;
+}
+
 std::optional<MemberSpan> find_path(std::string_view t,
                                     std::initializer_list<std::string_view> path) {
   std::size_t open = skip_space(t, 0);

@@ -38,6 +38,11 @@ struct MemberSpan {
 std::optional<MemberSpan> find_member(std::string_view text, std::size_t object_open,
                                       std::string_view key);
 
+// Whether a key of the object whose '{' is at `object_open` is written
+// with escapes: find_member cannot see such a key, so its "absent" is then
+// not to be trusted.
+bool has_escaped_key(std::string_view text, std::size_t object_open);
+
 // The member at a path of keys from the top-level object ({"params",
 // "requestId"}); each step but the last must be an object.
 std::optional<MemberSpan> find_path(std::string_view text,

@@ -161,8 +161,9 @@ const std::vector<Command>& commands() {
        "mcp M... [--events FILE] [--max-message-bytes N] [--max-calls-in-flight N]\n"
        "        [--pins FILE] [--code-mode | --code-mode-only] [--code-sandbox S]\n"
        "        [--tools fs [--workspace DIR]]\n"
-       "        [--on-drift block|ask|allow] [--no-strict] -- CMD ARGS...\n"
-       "       toolgate mcp pin [--pins FILE] -- CMD ARGS...",
+       "        [--on-drift block|ask|allow] [--server-protocol P] [--no-strict]\n"
+       "        -- CMD ARGS...\n"
+       "       toolgate mcp pin [--pins FILE] [--server-protocol P] -- CMD ARGS...",
        "MCP gateway: run CMD as an MCP server on stdio and\n"
        "relay a client on our stdin/stdout to it, every\n"
        "tools/call through the pipeline (asks become\n"
@@ -186,12 +187,16 @@ const std::vector<Command>& commands() {
        "                                denied and it is left out of tools/list (block,\n"
        "                                the default), the user is asked before each\n"
        "                                call (ask), or it is only logged (allow)\n"
+       "  --server-protocol P           what to speak to CMD: auto (the default) asks it\n"
+       "                                server/discover first and speaks MCP 2026-07-28\n"
+       "                                when it can, else 2025-11-25 / 2025-06-18;\n"
+       "                                2026-07-28 requires that; legacy skips the probe\n"
        "  --code-mode-only              offer run_code instead of the server's tools\n"
        "                                (which stay its bindings)\n" CODE_MODE_HELP TOOL_SET_HELP
        "  -- CMD ARGS...                the server's command; what follows -- is its own\n",
        true,
        {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins", "--on-drift",
-        "--code-sandbox", "--tools", "--workspace"},
+        "--code-sandbox", "--tools", "--workspace", "--server-protocol"},
        toolgate::cli::run_mcp},
       {"serve",
        "serve M... [--socket PATH] [--group NAME] [--allow-user USER]... [--no-probe]\n"

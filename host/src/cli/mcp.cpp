@@ -1,6 +1,8 @@
 // mcp.cpp -- `toolgate mcp [M...] [--disable G] [--events FILE]
-//              [--max-message-bytes N] [--pins FILE] [--on-drift D] -- CMD ARGS...`
-//           and `toolgate mcp pin [--pins FILE] -- CMD ARGS...` (the tools' pins).
+//              [--max-message-bytes N] [--pins FILE] [--on-drift D]
+//              [--server-protocol P] -- CMD ARGS...`
+//           and `toolgate mcp pin [--pins FILE] [--server-protocol P] -- CMD ARGS...`
+//           (the tools' pins).
 // The MCP gateway: starts CMD as the MCP server and relays MCP between the
 // client on our stdin/stdout and the server, running every tools/call
 // through the pipeline of the manifests.  stdout carries protocol only,
@@ -32,21 +34,82 @@ namespace toolgate::cli {
 
 namespace {
 
+// How long a server gets to answer the server/discover probe before it is
+// taken for one of the older protocol (which may ignore a request that
+// comes before initialize).
+constexpr std::chrono::seconds probe_timeout{10};
+
+// --server-protocol: "auto" probes with server/discover (MCP 2026-07-28's
+// backward-compatibility rule) and falls back to the older protocol;
+// "2026-07-28" requires that version; "legacy" skips the probe and speaks
+// 2025-06-18 / 2025-11-25, for servers that misbehave when probed.  A
+// server that exits when probed (some older ones end on any request before
+// initialize) is started again and spoken to in the older protocol.
+mcp::ServerProtocol choose_server_protocol(std::unique_ptr<mcp::ChildProcess>& server,
+                                           const std::vector<std::string>& command,
+                                           const std::string& mode) {
+  if (mode == "legacy") return {};
+  auto probe = mcp::probe_server(*server, probe_timeout);
+  using Outcome = mcp::ServerProbe::Outcome;
+  switch (probe.outcome) {
+    case Outcome::modern:
+      spdlog::info("the MCP server speaks MCP 2026-07-28: {}", probe.detail);
+      return probe.protocol;
+    case Outcome::unsupported:
+      throw std::runtime_error("the MCP server cannot be spoken to: " + probe.detail +
+                               ", and toolgate speaks 2026-07-28, 2025-11-25 and 2025-06-18 "
+                               "(a server of the 2026 era that refuses 2026-07-28 gets no "
+                               "initialize, as MCP says)");
+    case Outcome::legacy:
+    case Outcome::exited:
+      break;
+  }
+  if (mode == "2026-07-28")
+    throw std::runtime_error(
+        "the MCP server does not speak MCP 2026-07-28, which "
+        "--server-protocol 2026-07-28 requires: " +
+        probe.detail + " (start without --server-protocol to speak an older version)");
+  if (probe.outcome == Outcome::exited) {
+    spdlog::warn(
+        "the MCP server ended when probed with server/discover ({}); starting it again and "
+        "speaking the older protocol to it (--server-protocol legacy skips the probe)",
+        probe.detail);
+    server.reset();
+    server = mcp::ChildProcess::spawn(command);
+  } else {
+    spdlog::info("the MCP server speaks an older protocol than 2026-07-28: {}", probe.detail);
+  }
+  return {};
+}
+
+std::string server_protocol_mode(const Args& rest) {
+  auto mode = flag_value(rest, "--server-protocol").value_or("auto");
+  if (mode != "auto" && mode != "2026-07-28" && mode != "legacy")
+    throw UsageError("--server-protocol takes auto, 2026-07-28 or legacy, not \"" + mode + "\"");
+  return mode;
+}
+
 // `toolgate mcp pin [--pins FILE] -- CMD`: CMD's tools' pins, to FILE
 // (written whole, then renamed into place) or stdout.
 int run_mcp_pin(const Args& before, const std::vector<std::string>& command) {
   std::optional<std::string> out;
+  std::string mode = "auto";
   for (std::size_t i = 1; i < before.size(); ++i) {
     if (before[i] == "--pins" && i + 1 < before.size()) {
       out = before[++i];
     } else if (before[i].starts_with("--pins=")) {
       out = before[i].substr(7);
+    } else if (before[i] == "--server-protocol" && i + 1 < before.size()) {
+      mode = server_protocol_mode({"--server-protocol", before[++i]});
     } else {
-      throw UsageError("mcp pin takes only --pins FILE before --, not \"" + before[i] + "\"");
+      throw UsageError("mcp pin takes only --pins FILE and --server-protocol P before --, not \"" +
+                       before[i] + "\"");
     }
   }
   auto server = mcp::ChildProcess::spawn(command);
-  const std::string text = mcp::fetch_pin_file(*server);
+  mcp::GatewayOptions options;
+  options.server_protocol = choose_server_protocol(server, command, mode);
+  const std::string text = mcp::fetch_pin_file(*server, options);
   server.reset();
   if (!out) {
     std::fputs(text.c_str(), stdout);
@@ -83,10 +146,11 @@ int run_mcp(const Args& args) {
   // A production entry point fails closed: a plugin built wrong is refused
   // unless the operator says --no-strict.
   o.load.strict_plugin_builds = true;
-  auto rest = parse_common(before, o,
-                           {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins",
-                            "--on-drift", "--code-sandbox", "--tools", "--workspace"},
-                           {"--code-mode", "--code-mode-only"});
+  auto rest =
+      parse_common(before, o,
+                   {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins",
+                    "--on-drift", "--code-sandbox", "--tools", "--workspace", "--server-protocol"},
+                   {"--code-mode", "--code-mode-only"});
   // --code-mode-only implies --code-mode.
   if (has_flag(rest, "--code-mode-only") && !has_flag(rest, "--code-mode"))
     rest.push_back("--code-mode");
@@ -119,6 +183,7 @@ int run_mcp(const Args& args) {
     go.max_calls_in_flight =
         static_cast<std::size_t>(number_option("--max-calls-in-flight", *n, 1, 100000, "calls"));
   if (auto f = flag_value(rest, "--pins")) go.pin_file = *f;
+  const std::string server_mode = server_protocol_mode(rest);
   if (auto d = flag_value(rest, "--on-drift")) {
     if (*d != "block" && *d != "ask" && *d != "allow")
       throw UsageError("--on-drift takes block, ask or allow, not \"" + *d + "\"");
@@ -170,6 +235,9 @@ int run_mcp(const Args& args) {
   if (int sig = signals.received()) return 128 + sig;
   auto server = mcp::ChildProcess::spawn(command);
   server_group = server->pid();
+  go.server_protocol = choose_server_protocol(server, command, server_mode);
+  server_group = server->pid();
+  if (int sig = signals.received()) return 128 + sig;
   int status;
   std::string reason;
   {

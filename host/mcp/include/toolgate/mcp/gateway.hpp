@@ -19,6 +19,38 @@
 
 namespace toolgate::mcp {
 
+// The protocol spoken to the server (host/README "Protocol eras").
+struct ServerProtocol {
+  // false: 2025-06-18 / 2025-11-25, which begin with initialize (the
+  // client's, relayed, or the gateway's own for a 2026-07-28 client).
+  // true: MCP 2026-07-28 -- no initialize, every request carries the
+  // version and the gateway's (empty) client capabilities in its _meta.
+  bool modern = false;
+  // modern: the server's answer to server/discover (its DiscoverResult) as
+  // JSON text: its capabilities, identity and instructions.
+  std::string discover_result;
+};
+
+// What probing a server with server/discover found (MCP 2026-07-28's stdio
+// backward-compatibility rule).
+struct ServerProbe {
+  enum class Outcome {
+    modern,       // it answered with a DiscoverResult naming 2026-07-28
+    legacy,       // any other error, or no answer in time: it speaks an older version
+    exited,       // it closed its output (older servers that end on any request before
+                  // initialize do this): start it again and speak the older version
+    unsupported,  // a 2026-07-28-era server that does not offer 2026-07-28: no fallback
+  } outcome = Outcome::legacy;
+  ServerProtocol protocol;  // modern: what to put in GatewayOptions
+  std::string detail;       // what the server answered (or did not), for logs and errors
+};
+
+// Sends server/discover to a server that was just started, before anything
+// else, and reads its output until the answer, its end, or `timeout`.
+// Nothing the server writes before its answer is kept (a server writes
+// nothing unasked before it is initialized).  SIGPIPE must be ignored.
+ServerProbe probe_server(ChildProcess& server, std::chrono::milliseconds timeout);
+
 struct GatewayOptions {
   // Longer lines from either peer are dropped whole and answered -32700.
   std::size_t max_message_bytes = std::size_t{16} << 20;
@@ -59,6 +91,9 @@ struct GatewayOptions {
   // last page, called through the pipeline in this process.  A server tool
   // of the same name is not served.
   std::vector<ToolDefinition> own_tools = {};
+  // What the server speaks (probe_server finds out); the older protocol
+  // unless set.
+  ServerProtocol server_protocol = {};
 };
 
 // `toolgate mcp pin`: initializes `server`, lists every tool, and returns

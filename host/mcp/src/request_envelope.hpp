@@ -1,0 +1,39 @@
+// request_envelope.hpp -- MCP 2026-07-28's per-request metadata, put into
+// every request the gateway sends to a server that speaks that version.
+//
+// Under 2026-07-28 there is no initialize: each request names the protocol
+// version and the client's capabilities in params._meta
+// ("io.modelcontextprotocol/protocolVersion", ".../clientCapabilities",
+// optionally ".../clientInfo").  The gateway puts its own values there --
+// whatever the sender wrote, so a client cannot declare capabilities to the
+// server past the gateway -- and adds a default clientInfo when the sender
+// gave none.  The request's text is edited in place (raw_json.hpp), so the
+// rest of it reaches the server with the bytes it came with.
+#pragma once
+
+#include <boost/json/object.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace toolgate::mcp {
+
+struct RequestEnvelope {
+  boost::json::object set;       // params._meta members given these values, replacing the sender's
+  boost::json::object defaults;  // params._meta members added when the sender wrote none
+  bool empty() const { return set.empty() && defaults.empty(); }
+};
+
+// The gateway's envelope towards a 2026-07-28 server: that version, no
+// client capabilities (so the server asks the client nothing: toolgate
+// does not relay a server's input requests), and toolgate as the client
+// unless the request names its own.
+RequestEnvelope gateway_envelope();
+
+// The request with the envelope's members in params._meta.  A request
+// without params gets them; params that are not an object are left as they
+// are (the server refuses the request).  When the text cannot be edited in
+// place (a key written with escapes), the parsed request is written again.
+std::string with_envelope(std::string_view request_text, const RequestEnvelope& envelope);
+
+}  // namespace toolgate::mcp
