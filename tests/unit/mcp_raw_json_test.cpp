@@ -44,3 +44,10 @@ TEST(McpRawJson, InsertsAFirstMember) {
   EXPECT_EQ(insert_first_member(t, meta->value.begin, R"("t")", "0"),
             R"({"_meta":{"t":0,"x":1},"y":2})");
 }
+
+TEST(McpRawJson, TellsWhenAKeyIsWrittenWithEscapes) {
+  EXPECT_FALSE(has_escaped_key(R"({"a":"\n\"x\"","b":{"\u0063":1}})", 0));  // values, nested keys
+  EXPECT_TRUE(has_escaped_key(R"({"a":1, "\u005fmeta":{}})", 0));
+  EXPECT_FALSE(has_escaped_key(R"({ })", 0));
+  EXPECT_FALSE(has_escaped_key(R"([1])", 0));
+}
