@@ -29,6 +29,7 @@ const fsServer = path.join(here, 'node_modules/@modelcontextprotocol/server-file
 const testServer = path.join(here, 'test-server.mjs');
 const rawServer = path.join(here, 'raw-server.mjs');  // dispatches on "method" alone
 const modernServer = path.join(here, 'modern-server.mjs');  // speaks MCP 2026-07-28 only
+const sdk2Server = path.join(here, 'sdk2-server.mjs');  // the SDK 2.x server (Node.js >= 20)
 
 const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-mcp-e2e-')));
 const root = path.join(tmp, 'root');        // the only folder reads and writes may touch
@@ -69,7 +70,7 @@ async function until(what, check, ms = 10000) {
 
 // An SDK client connected through `toolgate mcp` to the chosen server.
 async function connect({ server = 'fs', elicit = null, log = '', gatewayArgs = [], manifestFile = manifest, roots = null } = {}) {
-  const serverArgs = server === 'fs' ? [fsServer, root] : [testServer];
+  const serverArgs = server === 'fs' ? [fsServer, root] : server === 'sdk2' ? [sdk2Server] : [testServer];
   const transport = new StdioClientTransport({
     command: TOOLGATE,
     args: ['mcp', manifestFile, ...gatewayArgs, '--', process.execPath, ...serverArgs],
@@ -1366,6 +1367,33 @@ test('a 2025 server that ends when probed is started again and spoken to in 2025
   strict.child.stdin.end();
   assert.equal((await strict.exited).code, 1);
   assert.match(strict.stderr(), /does not speak MCP 2026-07-28, which --server-protocol 2026-07-28 requires: it answered server\/discover with an error/);
+});
+
+// The official SDK 2.x server: probed, it is spoken to in 2026-07-28, by
+// clients of both eras through the gateway.
+const addPolicy = () => testManifest('add-policy', [
+  { id: 'toolgate.policy', path: path.join(PLUGINS, 'toolgate_policy.so'),
+    config: { rules: [{ tools: 'add', when: [{ pointer: '/a', equals: 13 }], verdict: 'deny', reason: 'unlucky' }] } },
+]);
+
+modernTest('the SDK 2.x server behind the gateway is spoken to in 2026-07-28, by a 2025 client (SDK 1.32) and a 2026-07-28 client (SDK 2.x)', async () => {
+  const log = newLog();
+  const old = await connect({ server: 'sdk2', log, manifestFile: addPolicy() });
+  try {
+    assert.equal(old.client.getServerVersion().name, 'toolgate-sdk2-server');
+    const r = await old.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
+    assert.equal(textOf(r), '5');
+    const denied = await old.client.callTool({ name: 'add', arguments: { a: 13, b: 1 } });
+    assert.equal(errorOf(denied).code, 'denied');
+    assert.match(old.stderr(), /the MCP server speaks MCP 2026-07-28/);
+  } finally { await old.close(); }
+  assert.equal(readLog(log), 'executed add 2 3\n', 'the denied call never reached the server');
+  const modern = await connectModern({ manifestFile: addPolicy(), serverArgs: [sdk2Server] });
+  try {
+    assert.equal(modern.client.getNegotiatedProtocolVersion(), '2026-07-28');
+    assert.equal(textOf(await modern.client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })), '42');
+    assert.match(modern.stderr(), /the MCP server speaks MCP 2026-07-28/);
+  } finally { await modern.close(); }
 });
 
 test('toolgate mcp pin pins the tools of a server that speaks only 2026-07-28', async () => {
