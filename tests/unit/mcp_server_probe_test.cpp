@@ -71,7 +71,8 @@ TEST(McpServerProbe, AnyOtherErrorOrSilenceMeansTheOlderProtocol) {
 
   auto silent = server_answering("");
   auto q = probe_server(*silent, std::chrono::milliseconds(200));
-  EXPECT_EQ(q.outcome, ServerProbe::Outcome::legacy);
+  EXPECT_EQ(q.outcome, ServerProbe::Outcome::no_answer);
+  EXPECT_FALSE(q.protocol.modern);
   EXPECT_NE(q.detail.find("did not answer server/discover within 200 ms"), std::string::npos)
       << q.detail;
 }

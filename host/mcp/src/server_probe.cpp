@@ -131,9 +131,10 @@ ServerProbe probe_server(ChildProcess& server, std::chrono::milliseconds timeout
         exited("it closed its output when probed with server/discover");
         return p;
       case Read::timeout:
+        p.outcome = ServerProbe::Outcome::no_answer;
         p.detail =
             "it did not answer server/discover within " + std::to_string(timeout.count()) + " ms";
-        return p;  // legacy
+        return p;
       case Read::line:
         break;
     }

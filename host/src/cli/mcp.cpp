@@ -61,6 +61,7 @@ mcp::ServerProtocol choose_server_protocol(std::unique_ptr<mcp::ChildProcess>& s
                                "(a server of the 2026 era that refuses 2026-07-28 gets no "
                                "initialize, as MCP says)");
     case Outcome::legacy:
+    case Outcome::no_answer:
     case Outcome::exited:
       break;
   }
@@ -76,6 +77,12 @@ mcp::ServerProtocol choose_server_protocol(std::unique_ptr<mcp::ChildProcess>& s
         probe.detail);
     server.reset();
     server = mcp::ChildProcess::spawn(command);
+  } else if (probe.outcome == Outcome::no_answer) {
+    // Its start was held up by the probe's whole timeout: say how to avoid that.
+    spdlog::warn(
+        "the MCP server speaks an older protocol than 2026-07-28, it seems: {}; "
+        "--server-protocol legacy skips the probe and this wait",
+        probe.detail);
   } else {
     spdlog::info("the MCP server speaks an older protocol than 2026-07-28: {}", probe.detail);
   }

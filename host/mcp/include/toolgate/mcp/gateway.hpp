@@ -36,7 +36,9 @@ struct ServerProtocol {
 struct ServerProbe {
   enum class Outcome {
     modern,       // it answered with a DiscoverResult naming 2026-07-28
-    legacy,       // any other error, or no answer in time: it speaks an older version
+    legacy,       // any other error: it speaks an older version
+    no_answer,    // no answer in time: taken for an older version (which may ignore a
+                  // request before initialize)
     exited,       // it closed its output (older servers that end on any request before
                   // initialize do this): start it again and speak the older version
     unsupported,  // a 2026-07-28-era server that does not offer 2026-07-28: no fallback
