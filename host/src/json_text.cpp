@@ -8,6 +8,7 @@
 
 #include "strict_json.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -171,6 +172,39 @@ void append_json_text(std::string& out, const json::value& v) {
   std::vector<Frame> frames;
   write_value(out, v, frames);
   write_open(out, frames);
+}
+
+void append_canonical_json_text(std::string& out, const json::value& v) {
+  if (const auto* o = v.if_object()) {
+    std::vector<const json::key_value_pair*> members;
+    members.reserve(o->size());
+    for (const auto& kv : *o) members.push_back(&kv);
+    std::sort(members.begin(), members.end(),
+              [](const auto* a, const auto* b) { return a->key() < b->key(); });
+    out += '{';
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (i) out += ',';
+      append_json_text(out, json::string(members[i]->key()));
+      out += ':';
+      append_canonical_json_text(out, members[i]->value());
+    }
+    out += '}';
+  } else if (const auto* a = v.if_array()) {
+    out += '[';
+    for (std::size_t i = 0; i < a->size(); ++i) {
+      if (i) out += ',';
+      append_canonical_json_text(out, (*a)[i]);
+    }
+    out += ']';
+  } else {
+    append_json_text(out, v);
+  }
+}
+
+std::string canonical_json_text(const json::value& v) {
+  std::string out;
+  append_canonical_json_text(out, v);
+  return out;
 }
 
 std::string to_json_text(const json::value& v) {

@@ -217,3 +217,13 @@ TEST(JsonNumbers, AToolValueHoldingNaNBecomesSnapshotFailedAndTheEventLogStaysJs
   ASSERT_FALSE(lines.empty());
   for (const auto& l : lines) EXPECT_TRUE(toolgate::parse_untrusted(l, 64)) << l;
 }
+
+TEST(JsonNumbers, CanonicalTextIsOneSpellingPerValue) {
+  // Keys in another order and numbers spelled otherwise: one text.
+  std::string why;
+  auto a = toolgate::parse_untrusted(R"({"b":[{"y":1,"x":5E-1}],"a":"\u00e9"})", 8, &why);
+  auto b = toolgate::parse_untrusted(R"({ "a" : "é", "b" : [ {"x":0.5, "y":1} ] })", 8, &why);
+  ASSERT_TRUE(a && b) << why;
+  EXPECT_EQ(toolgate::canonical_json_text(*a), R"({"a":"é","b":[{"x":0.5,"y":1}]})");
+  EXPECT_EQ(toolgate::canonical_json_text(*a), toolgate::canonical_json_text(*b));
+}

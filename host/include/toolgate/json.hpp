@@ -68,6 +68,13 @@ std::string to_json_text(const boost::json::object& o);
 std::string to_json_text(const boost::json::array& a);
 void append_json_text(std::string& out, const boost::json::value& v);
 
+// One spelling per value: as to_json_text, with every object's keys in
+// byte order, so two texts of one value (keys in another order, numbers
+// spelled otherwise) give one text.  What tool pins, sealed request states
+// and Code Mode's call keys are computed over.
+std::string canonical_json_text(const boost::json::value& v);
+void append_canonical_json_text(std::string& out, const boost::json::value& v);
+
 // The shortest text of a double as to_json_text writes it, into `buf`
 // (at least 32 bytes); returns its length, or 0 when `d` is not finite.
 std::size_t write_double(double d, char* buf);

@@ -29,39 +29,11 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// A value's text with every object's keys in byte order: two argument
-// objects that differ only in key order are the same call.
-void append_canonical(std::string& out, const json::value& v) {
-  if (v.is_object()) {
-    std::vector<const json::key_value_pair*> members;
-    for (const auto& kv : v.get_object()) members.push_back(&kv);
-    std::sort(members.begin(), members.end(), [](auto* a, auto* b) { return a->key() < b->key(); });
-    out += '{';
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      if (i) out += ',';
-      append_json_text(out, json::value(members[i]->key()));
-      out += ':';
-      append_canonical(out, members[i]->value());
-    }
-    out += '}';
-  } else if (v.is_array()) {
-    out += '[';
-    bool first = true;
-    for (const auto& e : v.get_array()) {
-      if (!first) out += ',';
-      first = false;
-      append_canonical(out, e);
-    }
-    out += ']';
-  } else {
-    append_json_text(out, v);
-  }
-}
-
 std::string call_key(std::string_view tool, const json::object& arguments) {
   std::string key(tool);
   key += '\n';
-  append_canonical(key, json::value(arguments));
+  // Two argument objects that differ only in key order are the same call.
+  append_canonical_json_text(key, json::value(arguments));
   return key;
 }
 
