@@ -1270,7 +1270,7 @@ test('2026-07-28 server, 2025 client: initialize answered from server/discover, 
     g.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
     assert.deepEqual((await g.next((m) => m.id === 2)).result, {});
     g.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
-    assert.deepEqual((await g.next((m) => m.id === 3)).result.tools.map((t) => t.name), ['echo', 'ask']);
+    assert.deepEqual((await g.next((m) => m.id === 3)).result.tools.map((t) => t.name), ['echo', 'mutate', 'ask']);
     g.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: { tag: 'hi' } } });
     const echoed = await g.next((m) => m.id === 4);
     assert.deepEqual(JSON.parse(echoed.result.content[0].text), { arguments: { tag: 'hi' } });
@@ -1284,19 +1284,31 @@ test('2026-07-28 server, 2025 client: initialize answered from server/discover, 
     const asked = (await g.next((m) => m.id === 6)).result;
     assert.equal(asked.isError, true, JSON.stringify(asked));
     assert.match(textOf(asked), /input_required.*declares no client capabilities/);
+    // A rug pull mid-session: the server tells the gateway's subscription,
+    // the 2025 client hears list_changed, and the changed tool is blocked.
+    g.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'mutate', arguments: {} } });
+    await g.next((m) => m.id === 7);
+    const changed = await g.next((m) => m.method === 'notifications/tools/list_changed');
+    assert.equal(changed.params?._meta, undefined, 'no subscription id of the gateway\'s reaches a 2025 client');
+    g.send({ jsonrpc: '2.0', id: 8, method: 'tools/list' });
+    assert.deepEqual((await g.next((m) => m.id === 8)).result.tools.map((t) => t.name), ['mutate', 'ask']);
+    g.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo', arguments: { tag: 'after' } } });
+    assert.equal(errorOf((await g.next((m) => m.id === 9)).result).source, 'toolgate.mcp/pins');
   } finally {
     g.child.stdin.end();
   }
   assert.equal((await g.exited).code, 0, g.stderr());
   const requests = requestLines(log);
-  assert.deepEqual(requests.map((r) => r.method), ['server/discover', 'tools/list', 'tools/call', 'tools/call'],
-    'the probe first, no initialize; ping answered by the gateway; the denied call never sent');
+  assert.deepEqual(requests.slice(0, 5).map((r) => r.method),
+    ['server/discover', 'subscriptions/listen', 'tools/list', 'tools/call', 'tools/call'],
+    'the probe first, then the gateway\'s subscription, no initialize; ping answered by the gateway; the denied call never sent');
+  assert.ok(!requests.some((r) => r.method === 'initialize'));
   for (const r of requests) {
     assert.equal(r.meta['io.modelcontextprotocol/protocolVersion'], '2026-07-28');
     assert.deepEqual(r.meta['io.modelcontextprotocol/clientCapabilities'], {}, 'the client\'s elicitation and roots are not declared to the server');
   }
   assert.doesNotMatch(readLog(log), /notifications\/initialized/);
-  assert.equal(readLog(log).match(/executed echo/g).length, 1);
+  assert.equal(readLog(log).match(/executed echo/g).length, 1, 'neither the denied call nor the blocked one reached the server');
 });
 
 test('2026-07-28 server, 2026-07-28 client: discover from the server, its cache hints replaced, the client\'s capabilities not passed on', async () => {
@@ -1327,13 +1339,26 @@ test('2026-07-28 server, 2026-07-28 client: discover from the server, its cache 
     const read = await g.next((m) => m.id === 4);
     assert.equal(read.result.cacheScope, 'private', read.raw);
     assert.equal(read.result.ttlMs, 0, read.raw);
+    // The client's own subscription: relayed, and its notifications carry
+    // the id it gave it; the gateway's own subscription stays the gateway's.
+    g.send({ jsonrpc: '2.0', id: 'L1', method: 'subscriptions/listen', params: { _meta: meta, notifications: { toolsListChanged: true } } });
+    const ack = await g.next((m) => m.method === 'notifications/subscriptions/acknowledged');
+    assert.equal(ack.params._meta['io.modelcontextprotocol/subscriptionId'], 'L1');
+    g.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { _meta: meta, name: 'mutate', arguments: {} } });
+    await g.next((m) => m.id === 5);
+    const changed = await g.next((m) => m.method === 'notifications/tools/list_changed');
+    assert.equal(changed.params._meta['io.modelcontextprotocol/subscriptionId'], 'L1');
+    g.send({ jsonrpc: '2.0', id: 6, method: 'tools/list', params: { _meta: meta } });
+    assert.deepEqual((await g.next((m) => m.id === 6)).result.tools.map((t) => t.name), ['mutate', 'ask']);
+    assert.equal(g.messages.filter((m) => m.method === 'notifications/tools/list_changed').length, 0, 'one notification, not two');
   } finally {
     g.child.stdin.end();
   }
   assert.equal((await g.exited).code, 0, g.stderr());
   const requests = requestLines(log);
-  assert.deepEqual(requests.map((r) => r.method), ['server/discover', 'tools/list', 'tools/call', 'resources/read']);
-  for (const r of requests.slice(1)) {
+  assert.deepEqual(requests.map((r) => r.method).filter((m) => m !== 'subscriptions/listen').slice(0, 4),
+    ['server/discover', 'tools/list', 'tools/call', 'resources/read']);
+  for (const r of requests.slice(1).filter((r) => r.meta['io.modelcontextprotocol/clientInfo']?.name === 'raw-2026' || r.method !== 'subscriptions/listen')) {
     assert.deepEqual(r.meta['io.modelcontextprotocol/clientCapabilities'], {});
     assert.deepEqual(r.meta['io.modelcontextprotocol/clientInfo'], { name: 'raw-2026', version: '1' }, 'the client\'s own identity passes');
   }
@@ -1344,7 +1369,7 @@ modernTest('the SDK 2.x client through the gateway to a server that speaks only 
   try {
     assert.equal(c.client.getNegotiatedProtocolVersion(), '2026-07-28');
     const { tools } = await c.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['echo', 'ask']);
+    assert.deepEqual(tools.map((t) => t.name), ['echo', 'mutate', 'ask']);
     const r = await c.client.callTool({ name: 'echo', arguments: { tag: 'sdk2' } });
     assert.deepEqual(JSON.parse(textOf(r)), { arguments: { tag: 'sdk2' } });
     const denied = await c.client.callTool({ name: 'echo', arguments: { tag: 'deny-sdk2' } });
@@ -1400,5 +1425,5 @@ test('toolgate mcp pin pins the tools of a server that speaks only 2026-07-28', 
   const pins = path.join(tmp, 'modern.pins.json');
   const pin = spawn(TOOLGATE, ['mcp', 'pin', '--pins', pins, '--', process.execPath, modernServer], { stdio: 'inherit' });
   assert.equal(await new Promise((resolve) => pin.on('exit', resolve)), 0);
-  assert.deepEqual(Object.keys(JSON.parse(readFileSync(pins, 'utf8')).tools).sort(), ['ask', 'echo']);
+  assert.deepEqual(Object.keys(JSON.parse(readFileSync(pins, 'utf8')).tools).sort(), ['ask', 'echo', 'mutate']);
 });

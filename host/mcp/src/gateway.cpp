@@ -193,6 +193,8 @@ struct Gateway::Impl final : PeerHandler {
   }
 
   bool take_notification(Peer& from, Message& m) override {
+    if (&from == &server && server_modern)
+      if (const auto* sid = subscription_of(m)) return on_subscription_notification(m, *sid);
     if (&from == &server && m.method() == "notifications/tools/list_changed") {
       tools.mark_stale();
       return false;
@@ -216,9 +218,74 @@ struct Gateway::Impl final : PeerHandler {
     return true;
   }
 
+  // ---- subscriptions/listen towards a 2026-07-28 server -----------------------------
+  // Such a server tells of list changes only on a subscription.  The
+  // gateway holds one of its own for the tool list (tools/list_changed
+  // keeps pins and hidden tools true mid-session); a client's own
+  // subscriptions are relayed, and their notifications reach it under the
+  // id it gave its subscriptions/listen.
+  static constexpr std::string_view subscription_key = "io.modelcontextprotocol/subscriptionId";
+  std::atomic<std::int64_t> own_subscription{0};
+
+  static const json::value* subscription_of(const Message& m) {
+    const auto* meta = m.params().if_contains("_meta");
+    return meta && meta->is_object() ? meta->get_object().if_contains(subscription_key) : nullptr;
+  }
+
+  void listen_for_tool_changes() {
+    std::lock_guard lock(state_mutex);
+    const auto* caps = server_init.if_contains("capabilities");
+    const auto* tools_cap =
+        caps && caps->is_object() ? caps->get_object().if_contains("tools") : nullptr;
+    const auto* changes = tools_cap && tools_cap->is_object()
+                              ? tools_cap->get_object().if_contains("listChanged")
+                              : nullptr;
+    if (!changes || !changes->is_bool() || !changes->get_bool()) return;
+    own_subscription = server.request_text_async(
+        "subscriptions/listen", R"({"notifications":{"toolsListChanged":true}})", Signal::make(),
+        nullptr, [this](Answer a) {
+          if (shutting_down) return;
+          spdlog::warn(
+              "the MCP server ended toolgate's subscription to its tool list ({}); a change "
+              "is seen when a client next lists the tools",
+              a.end == Answer::End::answered ? text_of(a.response()) : a.failure());
+        });
+  }
+
+  bool on_subscription_notification(Message& m, const json::value& sid) {
+    const bool tools_changed = m.method() == "notifications/tools/list_changed";
+    if (tools_changed) tools.mark_stale();
+    if (sid.is_int64() && sid.get_int64() == own_subscription.load()) {
+      // The gateway's own: a 2025 client hears of the change the 2025 way; a
+      // 2026-07-28 client hears only of what it subscribed to itself.
+      if (tools_changed && client_era.load() != Era::modern)
+        client.send(make_notification("notifications/tools/list_changed", json::object{}));
+      return true;
+    }
+    auto client_id = server.ids().peer_id_of(sid);
+    if (!client_id) return true;  // a subscription that has ended: nobody listens
+    if (!m.text.empty())
+      if (auto span = find_path(m.text, {"params", "_meta", subscription_key})) {
+        client.send_text(replace_span(m.text, span->value, to_json_text(*client_id)));
+        return true;
+      }
+    m.body.at("params").as_object().at("_meta").as_object()[subscription_key] = *client_id;
+    client.send(m.body);
+    return true;
+  }
+
   std::optional<json::object> saw_result(Peer& from, const PendingRequest& request,
                                          const json::object& r) override {
     if (&from != &server) return std::nullopt;
+    if (request.method == "subscriptions/listen") {
+      // Its graceful end names the subscription by the id the client gave it.
+      const auto* meta = r.if_contains("_meta");
+      if (!meta || !meta->is_object() || !meta->get_object().contains(subscription_key))
+        return std::nullopt;
+      json::object out = r;
+      out.at("_meta").as_object()[subscription_key] = request.peer_id;
+      return out;
+    }
     if (request.method == "tools/list") {
       const auto* had_cursor = request.note.if_contains("had_cursor");
       tools.on_list_result(r, had_cursor && had_cursor->as_bool());
@@ -1119,6 +1186,7 @@ struct Gateway::Impl final : PeerHandler {
   int run() {
     host.set_approver([this](const ApprovalRequest& r) { return approve(r); });
     server_thread = std::thread([this] { read_server(); });
+    if (server_modern) listen_for_tool_changes();
     client.read_loop();
     int status = 0;
     if (server.gone()) {

@@ -168,11 +168,14 @@ Answer Peer::request_text_and_wait(std::string_view method, std::string_view par
   return a;
 }
 
-void Peer::request_text_async(std::string_view method, std::string_view params_text,
-                              std::shared_ptr<const Signal> signal, SlotWaker* waker,
-                              std::function<void(Answer)> on_end) {
+std::int64_t Peer::request_text_async(std::string_view method, std::string_view params_text,
+                                      std::shared_ptr<const Signal> signal, SlotWaker* waker,
+                                      std::function<void(Answer)> on_end) {
   Answer a;
-  if (gone_) return on_end(std::move(a));
+  if (gone_) {
+    on_end(std::move(a));
+    return 0;
+  }
   a.slot = std::make_shared<ResponseSlot>();
   // Whoever gets here first -- the answer, the peer's end, or a poke after
   // the signal fired -- ends the request; the rest find it ended.
@@ -211,13 +214,15 @@ void Peer::request_text_async(std::string_view method, std::string_view params_t
   if (waker) waker->add(a.slot);
   if (!send_request_text(request_text(state->id, method, params_text))) {
     ids_.erase(state->id);
-    if (!state->claim()) return;
+    if (!state->claim()) return 0;
     if (waker) waker->remove(a.slot);
     auto f = std::move(state->on_end);
-    return f(std::move(a));  // unsent
+    f(std::move(a));  // unsent
+    return 0;
   }
   // The signal may have fired before the slot was registered with the waker.
   if (signal->fired()) a.slot->poke();
+  return state->id;
 }
 
 // ---- reading and relaying ------------------------------------------------------------------

@@ -156,10 +156,11 @@ class Peer {
   // its end of stream), the thread that fires the signal and pokes
   // `waker`, or this one (unsent).  A signal's deadline is not watched:
   // for one with a deadline, wait (request_text_and_wait).  `waker` must
-  // outlive the request (on_end may hold what owns it).
-  void request_text_async(std::string_view method, std::string_view params_text,
-                          std::shared_ptr<const Signal> signal, SlotWaker* waker,
-                          std::function<void(Answer)> on_end);
+  // outlive the request (on_end may hold what owns it).  Returns the id the
+  // request was sent with (0 when it was not sent).
+  std::int64_t request_text_async(std::string_view method, std::string_view params_text,
+                                  std::shared_ptr<const Signal> signal, SlotWaker* waker,
+                                  std::function<void(Answer)> on_end);
 
   // Gone: nothing more can be asked of this peer (request_and_wait is
   // unsent, requests relayed to it are answered with `why`).  The first
