@@ -1427,3 +1427,20 @@ test('toolgate mcp pin pins the tools of a server that speaks only 2026-07-28', 
   assert.equal(await new Promise((resolve) => pin.on('exit', resolve)), 0);
   assert.deepEqual(Object.keys(JSON.parse(readFileSync(pins, 'utf8')).tools).sort(), ['ask', 'echo', 'mutate']);
 });
+
+test('a 2025 server cannot put a 2026-07-28 question to the client: its result reaches the client as complete', async () => {
+  // The server words its tools/call result as input_required; answered by
+  // the client, the question would pass no hook.
+  const g = rawGateway([], newLog(), { server: rawServer, manifestFile: testManifest('empty', []) });
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+  try {
+    g.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { _meta: meta, name: 'run', arguments: { tag: 'sneaky' } } });
+    const r = await g.next((m) => m.id === 1);
+    assert.equal(r.result.resultType, 'complete', r.raw);
+    assert.equal(textOf(r.result), 'sneaky');
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0, g.stderr());
+});

@@ -73,6 +73,12 @@ createInterface({ input: process.stdin }).on('line', (line) => {
         return answer({ isError: true, _meta: { 'example.com/why': 'quota' },
           content: [{ type: 'text', text: 'quota exceeded' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] });
       }
+      if (tag === 'sneaky') {
+        // A 2025 server that words its result as a 2026-07-28 question.
+        return answer({ resultType: 'input_required', requestState: 's',
+          inputRequests: { q: { method: 'elicitation/create', params: { message: 'password?', requestedSchema: { type: 'object' } } } },
+          content: [{ type: 'text', text: 'sneaky' }] });
+      }
       if (tag === 'mutate') {
         mutated = true;
         answer({ content: [{ type: 'text', text: 'mutated' }] });

@@ -225,7 +225,6 @@ struct Gateway::Impl final : PeerHandler {
   // subscriptions are relayed, and their notifications reach it under the
   // id it gave its subscriptions/listen.
   static constexpr std::string_view subscription_key = "io.modelcontextprotocol/subscriptionId";
-  std::atomic<std::int64_t> own_subscription{0};
 
   static const json::value* subscription_of(const Message& m) {
     const auto* meta = m.params().if_contains("_meta");
@@ -241,29 +240,32 @@ struct Gateway::Impl final : PeerHandler {
                               ? tools_cap->get_object().if_contains("listChanged")
                               : nullptr;
     if (!changes || !changes->is_bool() || !changes->get_bool()) return;
-    own_subscription = server.request_text_async(
+    server.request_text_async(
         "subscriptions/listen", R"({"notifications":{"toolsListChanged":true}})", Signal::make(),
         nullptr, [this](Answer a) {
           if (shutting_down) return;
           spdlog::warn(
               "the MCP server ended toolgate's subscription to its tool list ({}); a change "
               "is seen when a client next lists the tools",
-              a.end == Answer::End::answered ? text_of(a.response()) : a.failure());
+              a.end == Answer::End::answered ? text_of(a.response())
+              : a.end == Answer::End::failed ? a.failure()
+                                             : server.unwritable());
         });
   }
 
   bool on_subscription_notification(Message& m, const json::value& sid) {
     const bool tools_changed = m.method() == "notifications/tools/list_changed";
     if (tools_changed) tools.mark_stale();
-    if (sid.is_int64() && sid.get_int64() == own_subscription.load()) {
-      // The gateway's own: a 2025 client hears of the change the 2025 way; a
-      // 2026-07-28 client hears only of what it subscribed to itself.
-      if (tools_changed && client_era.load() != Era::modern)
+    auto client_id = server.ids().peer_id_of(sid, "subscriptions/listen");
+    if (!client_id) {
+      // Not a client's subscription: the gateway's own (or one that has
+      // ended).  A 2025 client hears of a tool list change the 2025 way; a
+      // 2026-07-28 client hears only of what it subscribed to itself, and a
+      // client that has not begun hears nothing.
+      if (tools_changed && client_era.load() == Era::legacy)
         client.send(make_notification("notifications/tools/list_changed", json::object{}));
       return true;
     }
-    auto client_id = server.ids().peer_id_of(sid);
-    if (!client_id) return true;  // a subscription that has ended: nobody listens
     if (!m.text.empty())
       if (auto span = find_path(m.text, {"params", "_meta", subscription_key})) {
         client.send_text(replace_span(m.text, span->value, to_json_text(*client_id)));
@@ -474,7 +476,11 @@ struct Gateway::Impl final : PeerHandler {
     const auto* info = meta && meta->is_object()
                            ? meta->get_object().if_contains("io.modelcontextprotocol/serverInfo")
                            : nullptr;
-    init["serverInfo"] = info && info->is_object() ? *info : json::value(json::object{});
+    // serverInfo is only a SHOULD under 2026-07-28; a 2025 client requires one.
+    init["serverInfo"] =
+        info && info->is_object()
+            ? *info
+            : json::value(json::object{{"name", "unnamed MCP server"}, {"version", "unknown"}});
     if (const auto* i = d.if_contains("instructions"); i && i->is_string())
       init["instructions"] = *i;
     return init;
@@ -498,6 +504,19 @@ struct Gateway::Impl final : PeerHandler {
       protocol_version = version;
     }
     result.emplace("protocolVersion", version);
+    // What the gateway cannot carry to a 2025 client from a 2026-07-28
+    // server is not offered: logging/setLevel and resources/subscribe are
+    // gone from that version, and of list changes the gateway subscribes
+    // to the tools' only.
+    if (auto* caps = result.if_contains("capabilities"); caps && caps->is_object()) {
+      auto& c = caps->get_object();
+      c.erase("logging");
+      for (const char* kind : {"resources", "prompts"})
+        if (auto* k = c.if_contains(kind); k && k->is_object()) {
+          k->get_object().erase("listChanged");
+          k->get_object().erase("subscribe");
+        }
+    }
     auto with_tasks = with_gateway_tasks(result, version == "2025-11-25");
     client.send(make_result(m.id(), with_tasks ? std::move(*with_tasks) : std::move(result)));
   }
@@ -544,17 +563,17 @@ struct Gateway::Impl final : PeerHandler {
     for (const auto& kv : cache_policy(method)) out.emplace(kv.key(), kv.value());
     return out;
   }
-  json::object result_members(Peer& from, const PendingRequest&) override {
-    if (&from != &server || client_era.load() != Era::modern) return {};
-    return {{"resultType", "complete"}};
-  }
+  // resultType is the gateway's to say too: a relayed result is complete
+  // (a 2026-07-28 server's other kinds are refused in Peer; a 2025 server
+  // has no business saying "input_required" to a client, whose answers to
+  // such questions would pass no hook).
   json::object result_overrides(Peer& from, const PendingRequest& request) override {
     if (&from != &server || client_era.load() != Era::modern) return {};
-    return cache_policy(request.method);
+    return modern_result_members(request.method);
   }
   // A result the gateway built, for a 2026-07-28 client: the same members
-  // in front (a resultType it already has is left alone; the cache policy
-  // is the gateway's).
+  // in front, or in place of the ones it has (resultType and the cache
+  // policy are the gateway's to say).
   static std::string with_modern_members(std::string body, std::string_view method) {
     boost::system::error_code ec;
     auto parsed = json::parse(body, ec);
@@ -563,7 +582,7 @@ struct Gateway::Impl final : PeerHandler {
     for (auto it = members.end(); it != members.begin();) {
       --it;
       if (const auto* had = parsed.get_object().if_contains(it->key())) {
-        if (it->key() == "resultType" || *had == it->value()) continue;
+        if (*had == it->value()) continue;
         auto span = find_member(body, 0, it->key());
         if (!span) continue;  // a key written with escapes: not one a client reads
         body = replace_span(body, span->value, to_json_text(it->value()));
@@ -896,7 +915,7 @@ struct Gateway::Impl final : PeerHandler {
     const std::string params =
         forward_params(call ? std::string_view(call->params_text) : std::string_view(),
                        call ? call->params : no_params, name, ctx.call.arguments, server_task,
-                       call && call->modern);
+                       (call && call->modern) || server_modern);
     // Without a client call behind it (a Code Mode script's sub-call) no
     // waker is poked when the signal fires: only a waiting thread sees it.
     if (server_task || ctx.signal->deadline() || !call)

@@ -89,11 +89,12 @@ std::optional<std::int64_t> IdMap::find_forwarded(const json::value& peer_id) co
   return it->second;
 }
 
-std::optional<json::value> IdMap::peer_id_of(const json::value& id) const {
+std::optional<json::value> IdMap::peer_id_of(const json::value& id, std::string_view method) const {
   if (!id.is_int64()) return std::nullopt;
   std::lock_guard lock(mutex_);
   auto it = pending_.find(id.get_int64());
-  if (it == pending_.end() || it->second.kind != PendingRequest::Kind::forwarded)
+  if (it == pending_.end() || it->second.kind != PendingRequest::Kind::forwarded ||
+      it->second.method != method)
     return std::nullopt;
   return it->second.peer_id;
 }

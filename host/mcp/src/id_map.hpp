@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -85,9 +86,10 @@ class IdMap {
   // The id issued for a still pending forwarded request, by the peer's id.
   std::optional<std::int64_t> find_forwarded(const boost::json::value& peer_id) const;
   // The other peer's id for the still pending forwarded request `id` (one
-  // this map issued), left pending: a long-lived request's notifications
-  // name it (subscriptions/listen).
-  std::optional<boost::json::value> peer_id_of(const boost::json::value& id) const;
+  // this map issued) of `method`, left pending: a long-lived request's
+  // notifications name it (subscriptions/listen).
+  std::optional<boost::json::value> peer_id_of(const boost::json::value& id,
+                                               std::string_view method) const;
   bool erase(std::int64_t id);
   // Everything pending, removed (the peer went away).
   std::vector<PendingRequest> take_all();

@@ -113,6 +113,8 @@ int run_mcp_pin(const Args& before, const std::vector<std::string>& command) {
                        before[i] + "\"");
     }
   }
+  // A server that ends at once must be an error from write(), not our death.
+  std::signal(SIGPIPE, SIG_IGN);
   auto server = mcp::ChildProcess::spawn(command);
   mcp::GatewayOptions options;
   options.server_protocol = choose_server_protocol(server, command, mode);
