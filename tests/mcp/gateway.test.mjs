@@ -1248,16 +1248,27 @@ test('raw 2026-07-28: the tasks extension -- a task of the gateway whose tasks/g
 
 // ---- MCP 2026-07-28 servers: probed with server/discover, spoken to in that version ------
 // modern-server.mjs speaks 2026-07-28 only and logs each request's _meta.
-const modernPolicy = () => testManifest('modern-policy', [
+const modernPolicy = (extraRules = []) => testManifest('modern-policy', [
   { id: 'toolgate.policy', path: path.join(PLUGINS, 'toolgate_policy.so'),
-    config: { rules: [{ tools: 'echo', when: [{ pointer: '/tag', regex: '^deny' }], verdict: 'deny', reason: 'tags starting deny are refused' }] } },
+    config: { rules: [...extraRules,
+      { tools: 'echo', when: [{ pointer: '/tag', regex: '^deny' }], verdict: 'deny', reason: 'tags starting deny are refused' },
+      { tools: 'mcp/elicitation/create', when: [{ pointer: '/message', regex: 'password' }], verdict: 'deny', reason: 'no server asks the user for a password' },
+    ] } },
 ]);
+const answersLogged = (log) => readLog(log).split('\n').filter((l) => l.startsWith('answers ')).map((l) => JSON.parse(l.slice(8)));
 const requestLines = (log) => readLog(log).split('\n').filter((l) => /^[a-z]+\/[a-z]+ \{/.test(l))
   .map((l) => ({ method: l.slice(0, l.indexOf(' ')), meta: JSON.parse(l.slice(l.indexOf(' ') + 1)) }));
 
 test('2026-07-28 server, 2025 client: initialize answered from server/discover, every request in the envelope, denials never reach it', async () => {
   const log = newLog();
   const g = rawGateway([], log, { server: modernServer, manifestFile: modernPolicy() });
+  // The client's roots, whenever the gateway asks (for guards, and for the server's question).
+  const answerRoots = setInterval(() => {
+    for (let i; (i = g.messages.findIndex((m) => m.method === 'roots/list')) >= 0;) {
+      const [m] = g.messages.splice(i, 1);
+      g.send({ jsonrpc: '2.0', id: m.id, result: { roots: [{ uri: 'file:///work/ada' }] } });
+    }
+  }, 20);
   try {
     g.send({ ...init, params: { ...init.params, capabilities: { elicitation: {}, roots: {} } } });
     const hello = (await g.next((m) => m.id === 1)).result;
@@ -1270,7 +1281,7 @@ test('2026-07-28 server, 2025 client: initialize answered from server/discover, 
     g.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
     assert.deepEqual((await g.next((m) => m.id === 2)).result, {});
     g.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
-    assert.deepEqual((await g.next((m) => m.id === 3)).result.tools.map((t) => t.name), ['echo', 'mutate', 'ask']);
+    assert.deepEqual((await g.next((m) => m.id === 3)).result.tools.map((t) => t.name), ['echo', 'mutate', 'ask', 'phish']);
     g.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: { tag: 'hi' } } });
     const echoed = await g.next((m) => m.id === 4);
     assert.deepEqual(JSON.parse(echoed.result.content[0].text), { arguments: { tag: 'hi' } });
@@ -1278,12 +1289,21 @@ test('2026-07-28 server, 2025 client: initialize answered from server/discover, 
     g.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'echo', arguments: { tag: 'deny-me' } } });
     const denied = (await g.next((m) => m.id === 5)).result;
     assert.equal(errorOf(denied).code, 'denied');
-    // The server asks for input (a result a 2025 client cannot read, and a
-    // question no hook saw): refused, naming why.
+    // The server asks for input (input_required): the gateway puts each
+    // question to the 2025 client as the request of its method, through
+    // the pipeline, and retries the call with the answers and the state.
     g.send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'ask', arguments: {} } });
+    const question = await g.next((m) => m.method === 'elicitation/create');
+    assert.equal(question.params.message, 'Type your name');
+    g.send({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: 'Ada' } } });
     const asked = (await g.next((m) => m.id === 6)).result;
-    assert.equal(asked.isError, true, JSON.stringify(asked));
-    assert.match(textOf(asked), /input_required.*declares no client capabilities/);
+    assert.equal(textOf(asked), 'hello Ada in file:///work/ada', JSON.stringify(asked));
+    // A question the policy refuses never reaches the user, and the call fails naming why.
+    g.send({ jsonrpc: '2.0', id: 61, method: 'tools/call', params: { name: 'phish', arguments: {} } });
+    const phished = (await g.next((m) => m.id === 61)).result;
+    assert.equal(phished.isError, true, JSON.stringify(phished));
+    assert.match(textOf(phished), /question "confirm" \(elicitation\/create\) was not answered: .*no server asks the user for a password/);
+    assert.equal(g.messages.filter((m) => m.method === 'elicitation/create').length, 0, 'the phishing question never reached the client');
     // A rug pull mid-session: the server tells the gateway's subscription,
     // the 2025 client hears list_changed, and the changed tool is blocked.
     g.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'mutate', arguments: {} } });
@@ -1291,10 +1311,11 @@ test('2026-07-28 server, 2025 client: initialize answered from server/discover, 
     const changed = await g.next((m) => m.method === 'notifications/tools/list_changed');
     assert.equal(changed.params?._meta, undefined, 'no subscription id of the gateway\'s reaches a 2025 client');
     g.send({ jsonrpc: '2.0', id: 8, method: 'tools/list' });
-    assert.deepEqual((await g.next((m) => m.id === 8)).result.tools.map((t) => t.name), ['mutate', 'ask']);
+    assert.deepEqual((await g.next((m) => m.id === 8)).result.tools.map((t) => t.name), ['mutate', 'ask', 'phish']);
     g.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo', arguments: { tag: 'after' } } });
     assert.equal(errorOf((await g.next((m) => m.id === 9)).result).source, 'toolgate.mcp/pins');
   } finally {
+    clearInterval(answerRoots);
     g.child.stdin.end();
   }
   assert.equal((await g.exited).code, 0, g.stderr());
@@ -1305,10 +1326,16 @@ test('2026-07-28 server, 2025 client: initialize answered from server/discover, 
   assert.ok(!requests.some((r) => r.method === 'initialize'));
   for (const r of requests) {
     assert.equal(r.meta['io.modelcontextprotocol/protocolVersion'], '2026-07-28');
-    assert.deepEqual(r.meta['io.modelcontextprotocol/clientCapabilities'], {}, 'the client\'s elicitation and roots are not declared to the server');
+    // What the client can answer is declared on its calls only: the gateway takes those questions.
+    assert.deepEqual(r.meta['io.modelcontextprotocol/clientCapabilities'], r.method === 'tools/call' ? { elicitation: {}, roots: {} } : {}, r.method);
   }
   assert.doesNotMatch(readLog(log), /notifications\/initialized/);
   assert.equal(readLog(log).match(/executed echo/g).length, 1, 'neither the denied call nor the blocked one reached the server');
+  assert.deepEqual(answersLogged(log), [
+    { state: null, answers: null },
+    { state: 'server-state-1', answers: { confirm: { action: 'accept', content: { name: 'Ada' } }, where: { roots: [{ uri: 'file:///work/ada' }] } } },
+    { state: null, answers: null },
+  ], 'ask retried once with the answers; phish never retried');
 });
 
 test('2026-07-28 server, 2026-07-28 client: discover from the server, its cache hints replaced, the client\'s capabilities not passed on', async () => {
@@ -1349,7 +1376,7 @@ test('2026-07-28 server, 2026-07-28 client: discover from the server, its cache 
     const changed = await g.next((m) => m.method === 'notifications/tools/list_changed');
     assert.equal(changed.params._meta['io.modelcontextprotocol/subscriptionId'], 'L1');
     g.send({ jsonrpc: '2.0', id: 6, method: 'tools/list', params: { _meta: meta } });
-    assert.deepEqual((await g.next((m) => m.id === 6)).result.tools.map((t) => t.name), ['mutate', 'ask']);
+    assert.deepEqual((await g.next((m) => m.id === 6)).result.tools.map((t) => t.name), ['mutate', 'ask', 'phish']);
     assert.equal(g.messages.filter((m) => m.method === 'notifications/tools/list_changed').length, 0, 'one notification, not two');
   } finally {
     g.child.stdin.end();
@@ -1359,9 +1386,67 @@ test('2026-07-28 server, 2026-07-28 client: discover from the server, its cache 
   assert.deepEqual(requests.map((r) => r.method).filter((m) => m !== 'subscriptions/listen').slice(0, 4),
     ['server/discover', 'tools/list', 'tools/call', 'resources/read']);
   for (const r of requests.slice(1).filter((r) => r.meta['io.modelcontextprotocol/clientInfo']?.name === 'raw-2026' || r.method !== 'subscriptions/listen')) {
-    assert.deepEqual(r.meta['io.modelcontextprotocol/clientCapabilities'], {});
+    // Only what the client can answer, and only on its calls (the gateway takes those questions).
+    assert.deepEqual(r.meta['io.modelcontextprotocol/clientCapabilities'],
+      r.method === 'tools/call' ? { elicitation: { form: {} }, sampling: {} } : {}, r.method);
     assert.deepEqual(r.meta['io.modelcontextprotocol/clientInfo'], { name: 'raw-2026', version: '1' }, 'the client\'s own identity passes');
   }
+});
+
+test("2026-07-28 server, 2026-07-28 client: the server's questions pass the pipeline and reach the client in the gateway's sealed round trip", async () => {
+  const log = newLog();
+  // "ask" also needs the user's approval: the gateway's question comes first,
+  // and the retry that answers the server's is not asked it again.
+  const manifestFile = modernPolicy([{ tools: 'ask', verdict: 'ask', reason: 'asking needs approval' }]);
+  const g = rawGateway([], log, { server: modernServer, manifestFile });
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} }, roots: {} },
+  };
+  const call = (id, name, extra = {}) => g.send({ jsonrpc: '2.0', id, method: 'tools/call',
+    params: { _meta: meta, name, arguments: {}, ...extra } });
+  try {
+    call(1, 'ask');
+    const approval = (await g.next((m) => m.id === 1)).result;
+    assert.deepEqual(Object.keys(approval.inputRequests), ['toolgate/approval'], JSON.stringify(approval));
+    call(2, 'ask', { inputResponses: { 'toolgate/approval': { action: 'accept', content: {} } }, requestState: approval.requestState });
+    const asked = (await g.next((m) => m.id === 2)).result;
+    assert.equal(asked.resultType, 'input_required', JSON.stringify(asked));
+    assert.deepEqual(Object.keys(asked.inputRequests), ['confirm', 'where']);
+    assert.equal(asked.inputRequests.confirm.method, 'elicitation/create');
+    assert.equal(asked.inputRequests.confirm.params.message, 'Type your name');
+    assert.deepEqual(asked.inputRequests.where, { method: 'roots/list', params: {} });
+    assert.match(asked.requestState, /^tg1\./, 'the state is the gateway\'s, not the server\'s');
+    const answers = { confirm: { action: 'accept', content: { name: 'Grace' } }, where: { roots: [{ uri: 'file:///work/grace' }] } };
+    call(3, 'ask', { inputResponses: answers, requestState: asked.requestState });
+    const done = await g.next((m) => m.id === 3);
+    assert.equal(done.result.resultType, 'complete', done.raw);
+    assert.equal(done.result.content[0].text, 'hello Grace in file:///work/grace');
+    // The same state again: spent, so the server gets no answers and asks
+    // again (and the approval it carried is not good twice either).
+    call(4, 'ask', { inputResponses: answers, requestState: asked.requestState });
+    assert.deepEqual(Object.keys((await g.next((m) => m.id === 4)).result.inputRequests), ['toolgate/approval']);
+    // A question the policy refuses never reaches the client.
+    call(5, 'phish');
+    const phished = await g.next((m) => m.id === 5);
+    assert.equal(phished.result.resultType, 'complete');
+    assert.equal(phished.result.isError, true, phished.raw);
+    assert.match(textOf(phished.result), /question "confirm" \(elicitation\/create\) was refused: .*no server asks the user for a password/);
+    // A client that declared nothing it can be asked: the server is told so, and asks nothing.
+    g.send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { _meta: { ...meta, 'io.modelcontextprotocol/clientCapabilities': {} }, name: 'phish', arguments: {} } });
+    const mute = await g.next((m) => m.id === 6);
+    assert.equal(mute.result.isError, true, mute.raw);
+    assert.match(textOf(mute.result), /did not declare it can answer/);
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0, g.stderr());
+  assert.deepEqual(answersLogged(log), [
+    { state: null, answers: null },
+    { state: 'server-state-1', answers: { confirm: { action: 'accept', content: { name: 'Grace' } }, where: { roots: [{ uri: 'file:///work/grace' }] } } },
+    { state: null, answers: null },
+    { state: null, answers: null },
+  ], 'the gateway\'s own state never reaches the server; the answers go back with the server\'s; the spent state and the refused approval call the server without answers');
 });
 
 modernTest('the SDK 2.x client through the gateway to a server that speaks only 2026-07-28', async () => {
@@ -1369,7 +1454,7 @@ modernTest('the SDK 2.x client through the gateway to a server that speaks only 
   try {
     assert.equal(c.client.getNegotiatedProtocolVersion(), '2026-07-28');
     const { tools } = await c.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['echo', 'mutate', 'ask']);
+    assert.deepEqual(tools.map((t) => t.name), ['echo', 'mutate', 'ask', 'phish']);
     const r = await c.client.callTool({ name: 'echo', arguments: { tag: 'sdk2' } });
     assert.deepEqual(JSON.parse(textOf(r)), { arguments: { tag: 'sdk2' } });
     const denied = await c.client.callTool({ name: 'echo', arguments: { tag: 'deny-sdk2' } });
@@ -1425,7 +1510,7 @@ test('toolgate mcp pin pins the tools of a server that speaks only 2026-07-28', 
   const pins = path.join(tmp, 'modern.pins.json');
   const pin = spawn(TOOLGATE, ['mcp', 'pin', '--pins', pins, '--', process.execPath, modernServer], { stdio: 'inherit' });
   assert.equal(await new Promise((resolve) => pin.on('exit', resolve)), 0);
-  assert.deepEqual(Object.keys(JSON.parse(readFileSync(pins, 'utf8')).tools).sort(), ['ask', 'echo', 'mutate']);
+  assert.deepEqual(Object.keys(JSON.parse(readFileSync(pins, 'utf8')).tools).sort(), ['ask', 'echo', 'mutate', 'phish']);
 });
 
 test('a 2025 server cannot put a 2026-07-28 question to the client: its result reaches the client as complete', async () => {

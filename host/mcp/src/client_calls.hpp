@@ -61,6 +61,14 @@ struct ClientCall {
   bool modern_tasks = false;  // it declared the tasks extension
   std::optional<boost::json::object> input_required;
   bool round_trip_used = false;  // the call's one question was asked or answered
+  // The approval question (its hash) the client answered "allow" to in
+  // this run: a server's questions asked after it carry it in their
+  // sealed state, so the retry that answers them is not asked again.
+  std::string approved_question;
+  // The tool body's failure when it passed the server's questions on as
+  // input_required (gateway.cpp, relay_questions): that result is the
+  // questions, unless a hook made it something else.
+  std::string input_message;
   std::optional<std::int64_t> task_ttl;
   std::string task_id;
 

@@ -6,6 +6,7 @@
 #include "client_tasks.hpp"
 #include "elicitation.hpp"
 #include "gated_requests.hpp"
+#include "input_requests.hpp"
 #include "jsonrpc.hpp"
 #include "peer.hpp"
 #include "raw_json.hpp"
@@ -123,7 +124,10 @@ struct Gateway::Impl final : PeerHandler {
   std::atomic<std::uint64_t> call_counter{0};
   mutable std::mutex state_mutex;
   std::string protocol_version;  // as the server answered initialize
-  std::string abandoned;         // calls given up on at shutdown (drain_workers)
+  // What a 2025 client said it can be asked (elicitation, sampling, roots):
+  // a 2026-07-28 server's questions the gateway asks it on the server's behalf.
+  json::object legacy_answerable;
+  std::string abandoned;  // calls given up on at shutdown (drain_workers)
 
   std::string version() const {
     std::lock_guard lock(state_mutex);
@@ -173,6 +177,10 @@ struct Gateway::Impl final : PeerHandler {
     if (method == "initialize") {
       client_elicits = client_can_elicit_forms(m.params());
       roots.on_initialize(m.params());
+      if (const auto* caps = m.params().if_contains("capabilities"); caps && caps->is_object()) {
+        std::lock_guard lock(state_mutex);
+        legacy_answerable = answerable_capabilities(&caps->get_object());
+      }
       without_client_tasks(m);
       if (server_modern) {
         answer_initialize(m);
@@ -835,9 +843,11 @@ struct Gateway::Impl final : PeerHandler {
               {"toolgate/error", call_result_from(result).at("_meta").at("toolgate/error")}};
         response = to_json_text(make_error_object(call->client_id, std::move(error)));
       } else if (call->modern && call->input_required && !is_error && result.error &&
-                 result.error->code == error_code::approval_unavailable) {
-        // The approver asked by a multi round-trip question: the client
-        // answers it by retrying the call (sealed_state.hpp).
+                 (result.error->code == error_code::approval_unavailable ||
+                  result.error->message == call->input_message)) {
+        // The approver asked by a multi round-trip question, or the tool
+        // body passed on the server's: the client answers by retrying the
+        // call (sealed_state.hpp, relay_questions).
         response = response_text(call->client_id, false, to_json_text(*call->input_required));
       } else {
         if (call->modern && !is_error)
@@ -873,6 +883,16 @@ struct Gateway::Impl final : PeerHandler {
       spdlog::error("toolgate could not answer a failed call ({})", what);
     }
   }
+
+  // What the tool body keeps for the rounds of one call.
+  struct InputRound {
+    std::string name;
+    std::string params;  // the tools/call params, without any answers
+    std::shared_ptr<ClientCall> call;
+    std::shared_ptr<Signal> signal;
+    RequestEnvelope envelope;  // the capabilities declared to the server
+    json::object arguments;    // the final arguments (sealed states name them)
+  };
 
   // The tool body of every server tool: the final arguments to the server.
   // It answers when the server does, and no thread waits meanwhile -- unless
@@ -912,19 +932,43 @@ struct Gateway::Impl final : PeerHandler {
     // A tool the server runs only as a task is called as one, and the body
     // waits for that task's result: the pipeline sees the final result.
     const bool server_task = !server_modern && tools.task_required(name);
-    const std::string params =
-        forward_params(call ? std::string_view(call->params_text) : std::string_view(),
-                       call ? call->params : no_params, name, ctx.call.arguments, server_task,
-                       (call && call->modern) || server_modern);
+    auto round = std::make_shared<InputRound>(
+        InputRound{name,
+                   forward_params(call ? std::string_view(call->params_text) : std::string_view(),
+                                  call ? call->params : no_params, name, ctx.call.arguments,
+                                  server_task, (call && call->modern) || server_modern),
+                   call, ctx.signal, gateway_envelope(answerable(call.get())), ctx.call.arguments});
+    std::string params = round->params;
+    if (call && call->modern && server_modern) {
+      // A retry that answers the server's questions (relay_questions).
+      std::string refused;
+      auto answers = retry_answers(*call, name, ctx.call.arguments, &refused);
+      if (!refused.empty()) return std::move(done).complete(ToolOutput::failure(refused));
+      if (answers) params = with_input_responses(params, answers->answers, answers->server_state);
+    }
     // Without a client call behind it (a Code Mode script's sub-call) no
     // waker is poked when the signal fires: only a waiting thread sees it.
     if (server_task || ctx.signal->deadline() || !call)
-      return std::move(done).complete(forward_call_waiting(name, params, call, ctx.signal));
+      return std::move(done).complete(forward_call_waiting(*round, params));
     auto completion = std::make_shared<ToolCompletion>(std::move(done));
     server.request_text_async(
         "tools/call", params, ctx.signal, call ? &call->waiting : nullptr,
-        [this, name, call, completion, signal = ctx.signal](Answer a) {
-          auto out = std::make_shared<ToolOutput>(call_output(a, name, call.get(), *signal));
+        [this, round, completion](Answer a) {
+          // The server's questions are taken on a worker: asking them runs
+          // hooks and waits for the client.
+          if (asks_for_input(a)) {
+            if (!pool.submit([this, round, completion, a] {
+                  std::move(*completion).complete(on_input_required(a, *round));
+                }))
+              std::move(*completion)
+                  .complete(ToolOutput::failure(
+                      "toolgate cannot start a thread to take the MCP server's questions for " +
+                      round->name + " (the process's thread limit is reached)"));
+            return;
+          }
+          const auto& name = round->name;
+          auto out =
+              std::make_shared<ToolOutput>(call_output(a, name, round->call.get(), *round->signal));
           // The rest of the call runs here, on the thread that read the
           // answer, unless plugin code runs on the result: a slow hook
           // must not hold up the server's other answers.
@@ -932,7 +976,8 @@ struct Gateway::Impl final : PeerHandler {
               pool.submit([completion, out] { std::move(*completion).complete(std::move(*out)); }))
             return;
           std::move(*completion).complete(std::move(*out));
-        });
+        },
+        server_modern ? &round->envelope : nullptr);
   }
 
   // What the body makes of the server's answer to a tools/call.
@@ -947,12 +992,15 @@ struct Gateway::Impl final : PeerHandler {
   }
 
   // The same call, waited for on this thread.
-  ToolOutput forward_call_waiting(const std::string& name, const std::string& params,
-                                  const std::shared_ptr<ClientCall>& call,
-                                  const std::shared_ptr<Signal>& signal) {
+  ToolOutput forward_call_waiting(const InputRound& round, const std::string& params) {
+    const auto& name = round.name;
+    const auto& call = round.call;
+    const auto& signal = round.signal;
     const bool server_task = !server_modern && tools.task_required(name);
-    auto a = server.request_text_and_wait("tools/call", params, *signal,
-                                          call ? &call->waiting : nullptr);
+    auto a =
+        server.request_text_and_wait("tools/call", params, *signal, call ? &call->waiting : nullptr,
+                                     server_modern ? &round.envelope : nullptr);
+    if (asks_for_input(a)) return on_input_required(a, round);
     if (server_task && a.end == Answer::End::answered)
       if (auto task = server_task_id(a.response())) {
         a = server.request_and_wait("tasks/result", json::object{{"taskId", *task}}, *signal,
@@ -993,6 +1041,278 @@ struct Gateway::Impl final : PeerHandler {
   void cancel_server_task(const std::string& task) {
     auto stop = Signal::make()->child(std::chrono::seconds(2));
     server.request_and_wait("tasks/cancel", json::object{{"taskId", task}}, *stop);
+  }
+
+  // ---- a 2026-07-28 server's questions (input_requests.hpp) -------------------------
+  // Such a server asks the client mid-call by answering tools/call with
+  // input_required.  Each question runs through the pipeline as the 2025
+  // server's request of its method would (mcp/elicitation/create,
+  // mcp/sampling/createMessage; roots/list is relayed as under 2025):
+  //   - a 2025 client is asked here, by that request, and the call is
+  //     retried with the answers (at most max_input_rounds times);
+  //   - a 2026-07-28 client gets the questions that passed as the call's
+  //     input_required result, the gateway's requestState sealed over them,
+  //     and its retry's answers go through the rest of their pipeline
+  //     (Host::complete_call) before the server sees them.
+  // A question the policy refuses ends the call with that refusal: the
+  // server cannot be told "no" in its own terms, and fails closed.
+  static constexpr int max_input_rounds = 8;
+
+  // The client capabilities the gateway declares to a 2026-07-28 server
+  // for a call: what the client can answer.  A Code Mode script's call, or
+  // a client that declared none, can answer nothing.
+  json::object answerable(const ClientCall* call) const {
+    if (!call) return {};
+    if (call->modern) return answerable_capabilities(envelope_capabilities(call->params));
+    std::lock_guard lock(state_mutex);
+    return legacy_answerable;
+  }
+
+  // Only a 2026-07-28 server asks this way: a 2025 server's result that
+  // says "input_required" is a tool result like any other.
+  bool asks_for_input(const Answer& a) const {
+    if (!server_modern || a.end != Answer::End::answered) return false;
+    const auto* r = a.response().if_contains("result");
+    return r && r->is_object() && is_input_required(r->get_object());
+  }
+
+  ToolOutput on_input_required(Answer a, const InputRound& round) {
+    const auto& name = round.name;
+    for (int n = 1; asks_for_input(a); ++n) {
+      const auto& text = a.slot->text();
+      auto span = find_path(text, {"result"});
+      InputRequired q;
+      try {
+        q = read_input_required(a.response().at("result").as_object(),
+                                span ? span->value.of(text) : std::string_view(),
+                                answerable(round.call.get()));
+      } catch (const std::invalid_argument& e) {
+        return ToolOutput::failure(
+            "the MCP server asked for input in a way toolgate cannot take (" +
+            std::string(e.what()) + "); tool " + name + " did not complete");
+      }
+      if (!round.call)
+        return ToolOutput::failure("the MCP server asked for input for " + name +
+                                   ", which a Code Mode script's call cannot give; call it "
+                                   "directly");
+      if (round.call->modern) return relay_questions(q, round);
+      if (n > max_input_rounds)
+        return ToolOutput::failure("the MCP server asked for input " +
+                                   std::to_string(max_input_rounds) + " times in one call of " +
+                                   name + "; toolgate gave up on it");
+      std::vector<std::pair<std::string, std::string>> answers;
+      if (auto why = ask_client(q, round, answers)) return ToolOutput::failure(*why);
+      a = server.request_text_and_wait("tools/call",
+                                       with_input_responses(round.params, answers, q.request_state),
+                                       *round.signal, &round.call->waiting, &round.envelope);
+    }
+    return call_output(a, name, round.call.get(), *round.signal);
+  }
+
+  // A 2025 client answers each question now, through the pipeline; the
+  // answers (as JSON text) in `answers`.  The reason when one cannot be had.
+  std::optional<std::string> ask_client(const InputRequired& q, const InputRound& round,
+                                        std::vector<std::pair<std::string, std::string>>& answers) {
+    ClientCall& parent = *round.call;
+    for (const auto& r : q.requests) {
+      const std::string what = "the MCP server's question \"" + r.key + "\" (" + r.method + ")";
+      if (r.method == "roots/list") {
+        auto a = client.request_text_and_wait(
+            "roots/list", r.params_text.empty() ? to_json_text(r.params) : r.params_text,
+            *round.signal, &parent.waiting);
+        if (a.end != Answer::End::answered)
+          return what + " could not be put to the client: " +
+                 (a.end == Answer::End::failed      ? a.failure()
+                  : a.end == Answer::End::signalled ? cancel_reason(*round.signal)
+                                                    : client.unwritable());
+        auto span = find_path(a.slot->text(), {"result"});
+        if (!span) return what + ": the client answered " + text_of(a.response());
+        answers.emplace_back(r.key, std::string(span->value.of(a.slot->text())));
+        continue;
+      }
+      // The question as a server's request of the client (on_gated_request).
+      auto sub = std::make_shared<ClientCall>();
+      sub->gated = gated_method(r.method, false);
+      sub->from_server = true;
+      sub->client_id = json::string(parent.call_id + "/" + r.key);
+      sub->tool = std::string(sub->gated->name);
+      sub->arguments = r.params;
+      sub->params = r.params;
+      sub->params_text = r.params_text;
+      sub->signal = round.signal;
+      sub->call_id = opt.session_id + "-" + std::to_string(++call_counter);
+      if (!calls.add(sub)) return what + " was asked twice at once";
+      BatchResult b = host.call_batch({ToolCall{
+          {sub->call_id, sub->tool, opt.session_id, "", "mcp", ""}, r.params, sub->signal}});
+      calls.finish(*sub);
+      Relay relay = reply_for_request(b.results.at(0), sub->server_answer, *sub->gated,
+                                      b.additional_contexts);
+      if (relay.kind == Relay::Kind::rpc_error) {
+        const auto* message = relay.body.if_contains("message");
+        return what + " was not answered: " +
+               (message && message->is_string() ? std::string(message->get_string())
+                                                : to_json_text(relay.body));
+      }
+      answers.emplace_back(r.key, relay.text.empty() ? to_json_text(relay.body) : relay.text);
+    }
+    return std::nullopt;
+  }
+
+  // Ends a question begun for a 2026-07-28 client that will not be answered.
+  void close_question(const std::string& split_id, const std::string& why) noexcept {
+    try {
+      host.complete_call(split_id, ToolResult::failure(error_code::tool_error, why,
+                                                       stage::tool_body, "toolgate.mcp"));
+    } catch (...) {
+      // Already ended (expired): nothing is waiting on it.
+    }
+  }
+
+  // The questions for a 2026-07-28 client: the call ends with them (respond
+  // sends call->input_required), each one begun through its pipeline.
+  ToolOutput relay_questions(const InputRequired& q, const InputRound& round) {
+    ClientCall& call = *round.call;
+    const auto& name = round.name;
+    json::object requests, questions;
+    std::vector<std::string> begun;
+    auto refuse = [&](const std::string& why) {
+      for (const auto& id : begun) close_question(id, "another question of the call was refused");
+      return ToolOutput::failure(why + "; tool " + name + " did not complete");
+    };
+    for (const auto& r : q.requests) {
+      const std::string what = "the MCP server's question \"" + r.key + "\" (" + r.method + ")";
+      json::object question{{"method", r.method}};
+      if (r.method == "roots/list") {
+        question["params"] = r.params;
+        questions[r.key] = "";
+        requests[r.key] = std::move(question);
+        continue;
+      }
+      const GatedMethod* g = gated_method(r.method, false);
+      SplitBeginOptions o;
+      o.caller_approves = true;
+      SplitBegin b =
+          host.begin_call(ToolCall{{opt.session_id + "-" + std::to_string(++call_counter),
+                                    std::string(g->name), opt.session_id, "", "mcp", ""},
+                                   r.params,
+                                   call.signal},
+                          o);
+      if (b.verdict == SplitBegin::Verdict::ask) {
+        close_question(b.call_id, "its approval cannot be asked");
+        return refuse(what + " needs the user's approval (" + b.reason +
+                      "), which toolgate cannot ask a 2026-07-28 client inside another question");
+      }
+      if (b.verdict == SplitBegin::Verdict::deny) return refuse(what + " was refused: " + b.reason);
+      begun.push_back(b.call_id);
+      questions[r.key] = b.call_id;
+      question["params"] = std::move(b.arguments);
+      requests[r.key] = std::move(question);
+    }
+    json::object claims{{"kind", "input"},
+                        {"tool", name},
+                        {"args", arguments_hash(round.arguments)},
+                        {"session", opt.session_id},
+                        {"nonce", random_nonce()},
+                        {"questions", std::move(questions)}};
+    if (q.request_state) claims["server_state"] = *q.request_state;
+    if (!call.approved_question.empty()) claims["approved"] = call.approved_question;
+    json::object result{{"resultType", "input_required"}};
+    if (!requests.empty()) result["inputRequests"] = std::move(requests);
+    result["requestState"] = sealer.seal(std::move(claims), approval_ttl);
+    call.input_required = std::move(result);
+    call.input_message = "the MCP server asked the client for input (an input_required result)";
+    return ToolOutput::failure(call.input_message);
+  }
+
+  // The claims of a retry's sealed state when it is the gateway's state
+  // for the server's questions (relay_questions) and names this call.
+  std::optional<json::object> question_claims(const ClientCall& call, const std::string& tool,
+                                              const json::object& arguments) const {
+    const auto* state = call.params.if_contains("requestState");
+    if (!state || !state->is_string()) return std::nullopt;
+    std::string why;
+    auto claims = sealer.open(state->get_string(), &why);
+    auto claim_is = [&](std::string_view key, std::string_view value) {
+      const auto* v = claims ? claims->if_contains(key) : nullptr;
+      return v && v->is_string() && v->get_string() == value;
+    };
+    if (!claim_is("kind", "input")) return std::nullopt;
+    if (!claim_is("tool", tool) || !claim_is("args", arguments_hash(arguments)) ||
+        !claim_is("session", opt.session_id))
+      return std::nullopt;
+    return claims;
+  }
+
+  // The answers a 2026-07-28 client's retry gives to the server's
+  // questions, after each passed the rest of its pipeline; nullopt when the
+  // retry answers none (no state of the gateway's, or one for another call,
+  // spent or expired: the server is called without answers and asks
+  // again).  *refused when a hook blocked an answer.
+  struct RetryAnswers {
+    std::vector<std::pair<std::string, std::string>> answers;
+    std::optional<std::string> server_state;
+  };
+  std::optional<RetryAnswers> retry_answers(ClientCall& call, const std::string& tool,
+                                            const json::object& arguments, std::string* refused) {
+    auto claims = question_claims(call, tool, arguments);
+    if (!claims) return std::nullopt;
+    const auto* nonce = claims->if_contains("nonce");
+    const auto* exp = claims->if_contains("exp");
+    if (!nonce || !nonce->is_string() ||
+        !used_states.claim(std::string(nonce->get_string()),
+                           exp && exp->is_int64() ? exp->get_int64() : 0)) {
+      spdlog::warn(
+          "a retry of {} answered the MCP server's questions with a state already used; "
+          "the server is called without the answers",
+          tool);
+      return std::nullopt;
+    }
+    RetryAnswers out;
+    if (const auto* s = claims->if_contains("server_state"); s && s->is_string())
+      out.server_state = std::string(s->get_string());
+    const auto* given = call.params.if_contains("inputResponses");
+    const auto* responses = given && given->is_object() ? &given->get_object() : nullptr;
+    const auto* questions = claims->if_contains("questions");
+    if (!questions || !questions->is_object()) return out;
+    for (const auto& kv : questions->get_object()) {
+      const std::string key(kv.key());
+      const std::string split_id(kv.value().is_string() ? kv.value().get_string() : "");
+      const auto* answer = responses ? responses->if_contains(key) : nullptr;
+      auto answer_text = [&]() -> std::string {
+        auto span = find_path(call.params_text, {"inputResponses", key});
+        return span ? std::string(span->value.of(call.params_text)) : to_json_text(*answer);
+      };
+      if (split_id.empty()) {  // roots/list: relayed as under 2025
+        if (answer) out.answers.emplace_back(key, answer_text());
+        continue;
+      }
+      if (!answer || !answer->is_object() || !refused->empty()) {
+        close_question(split_id, !refused->empty() ? "another answer of the call was blocked"
+                                                   : "the client gave no answer");
+        continue;
+      }
+      SplitOutcome o;
+      try {
+        o = host.complete_call(split_id, ToolResult::success(*answer, {}));
+      } catch (const std::out_of_range&) {
+        continue;  // the question expired: the server asks again
+      }
+      if (o.kind == SplitOutcome::Kind::blocked) {
+        *refused = "the client's answer to the MCP server's question \"" + key +
+                   "\" was blocked: " +
+                   (o.result.error ? o.result.error->message : std::string("by a hook")) +
+                   "; tool " + tool + " did not complete";
+        continue;
+      }
+      const auto& value = o.result.value;
+      if (!value || !value->is_object()) {
+        *refused = "the answer to the MCP server's question \"" + key +
+                   "\" is not an object after its hooks; tool " + tool + " did not complete";
+        continue;
+      }
+      out.answers.emplace_back(key, *value == *answer ? answer_text() : to_json_text(*value));
+    }
+    return out;
   }
 
   // The body of the gated requests' reserved calls: the final params to the
@@ -1078,6 +1398,21 @@ struct Gateway::Impl final : PeerHandler {
     // an answer given to one question never answers another.
     const std::string question_hash =
         sha256_hex(std::string(r.source) + '\n' + std::string(r.reason));
+    // A retry that answers the server's questions, asked after the user
+    // allowed this very question in the same call (relay_questions seals
+    // the approval in): not asked again, and good once.
+    if (auto claims = question_claims(*call, r.identity.tool, r.arguments)) {
+      const auto* approved = claims->if_contains("approved");
+      const auto* nonce = claims->if_contains("nonce");
+      const auto* exp = claims->if_contains("exp");
+      if (approved && approved->is_string() && approved->get_string() == question_hash && nonce &&
+          nonce->is_string() &&
+          used_states.claim("approval/" + std::string(nonce->get_string()),
+                            exp && exp->is_int64() ? exp->get_int64() : 0)) {
+        call->approved_question = question_hash;
+        return ApprovalAnswer::allowed_once;
+      }
+    }
     const auto* state = call->params.if_contains("requestState");
     const auto* responses = call->params.if_contains("inputResponses");
     const auto* answer = responses && responses->is_object()
@@ -1097,8 +1432,11 @@ struct Gateway::Impl final : PeerHandler {
         const auto* exp = claims->if_contains("exp");
         // Once: an approval is for one run of the call, not for its replays.
         if (used_states.claim(std::string(nonce->get_string()),
-                              exp && exp->is_int64() ? exp->get_int64() : 0))
-          return approval_from_response(json::object{{"result", *answer}});
+                              exp && exp->is_int64() ? exp->get_int64() : 0)) {
+          const auto given = approval_from_response(json::object{{"result", *answer}});
+          if (given == ApprovalAnswer::allowed_once) call->approved_question = question_hash;
+          return given;
+        }
         why = "it was used already (an approval is for one run)";
       } else if (claims) {
         why = "it was given for another call, other arguments or another question";

@@ -71,8 +71,8 @@ void Peer::speak_modern(RequestEnvelope envelope) {
 
 bool Peer::send(const json::object& message) { return send_text(to_json_text(message)); }
 
-bool Peer::send_request_text(std::string text) {
-  return send_text(modern_ ? with_envelope(text, envelope_) : text);
+bool Peer::send_request_text(std::string text, const RequestEnvelope* envelope) {
+  return send_text(modern_ ? with_envelope(text, envelope ? *envelope : envelope_) : text);
 }
 
 bool Peer::send_text(const std::string& text) {
@@ -134,7 +134,8 @@ Answer Peer::request_and_wait(std::string_view method, const json::object& param
 }
 
 Answer Peer::request_text_and_wait(std::string_view method, std::string_view params_text,
-                                   const Signal& signal, SlotWaker* waker) {
+                                   const Signal& signal, SlotWaker* waker,
+                                   const RequestEnvelope* envelope) {
   Answer a;
   if (gone_) return a;
   a.slot = std::make_shared<ResponseSlot>();
@@ -147,7 +148,7 @@ Answer Peer::request_text_and_wait(std::string_view method, std::string_view par
       if (waker) waker->remove(slot);
     }
   } unregister{waker, a.slot};
-  if (!send_request_text(request_text(id, method, params_text))) {
+  if (!send_request_text(request_text(id, method, params_text), envelope)) {
     ids_.erase(id);
     return a;
   }
@@ -170,7 +171,8 @@ Answer Peer::request_text_and_wait(std::string_view method, std::string_view par
 
 std::int64_t Peer::request_text_async(std::string_view method, std::string_view params_text,
                                       std::shared_ptr<const Signal> signal, SlotWaker* waker,
-                                      std::function<void(Answer)> on_end) {
+                                      std::function<void(Answer)> on_end,
+                                      const RequestEnvelope* envelope) {
   Answer a;
   if (gone_) {
     on_end(std::move(a));
@@ -212,7 +214,7 @@ std::int64_t Peer::request_text_async(std::string_view method, std::string_view 
   });
   state->id = ids_.add_own(std::string(method), a.slot);
   if (waker) waker->add(a.slot);
-  if (!send_request_text(request_text(state->id, method, params_text))) {
+  if (!send_request_text(request_text(state->id, method, params_text), envelope)) {
     ids_.erase(state->id);
     if (!state->claim()) return 0;
     if (waker) waker->remove(a.slot);
@@ -362,10 +364,13 @@ std::string Peer::incomplete_result(const Message& m, std::string_view method) c
       result && result->is_object() ? result->get_object().if_contains("resultType") : nullptr;
   // An absent resultType means complete (MCP 2026-07-28).
   if (!type || (type->is_string() && type->get_string() == "complete")) return {};
+  // The gateway's tool body takes a tools/call's questions (input_requests.hpp).
+  if (type->is_string() && type->get_string() == "input_required" && method == "tools/call")
+    return {};
   return name_ + " answered " + std::string(method) + " with a result of type " + text_of(*type) +
-         ", which toolgate cannot use: it declares no client capabilities to the server (so it "
-         "does not take a server's input requests or tasks), and only a complete result can be "
-         "judged by the policy and relayed";
+         ", which toolgate cannot use: it takes a server's questions (input_required) only on "
+         "tools/call, and declares no task support, so only a complete result can be judged by "
+         "the policy and relayed";
 }
 
 void Peer::on_response(Message& m) {

@@ -123,9 +123,11 @@ class Peer {
   // A peer that speaks MCP 2026-07-28 (before use): every request sent to
   // it -- relayed or the gateway's own -- carries `envelope` in
   // params._meta (request_envelope.hpp), and a result it sends is usable
-  // only when complete: one whose resultType asks for input or hands out
-  // a task (which the gateway never declared it could take) ends its
-  // request with an error instead of reaching anyone.
+  // only when complete -- or, for a tools/call, when it asks for input
+  // (input_requests.hpp: the gateway's tool body takes the questions): a
+  // result that hands out a task (which the gateway never declared it
+  // could take), or asks on any other request, ends its request with an
+  // error instead of reaching anyone.
   void speak_modern(RequestEnvelope envelope);
 
   const std::string& name() const { return name_; }
@@ -149,8 +151,10 @@ class Peer {
                           const Signal& signal, SlotWaker* waker = nullptr);
   // The same with params that are already JSON text (a client's own,
   // relayed byte for byte: raw_json.hpp).
+  // `envelope`, when given, is this request's instead of the peer's.
   Answer request_text_and_wait(std::string_view method, std::string_view params_text,
-                               const Signal& signal, SlotWaker* waker = nullptr);
+                               const Signal& signal, SlotWaker* waker = nullptr,
+                               const RequestEnvelope* envelope = nullptr);
   // The same without a waiting thread: `on_end` gets the answer once, on
   // the thread that ends the request -- this peer's reader (the answer, or
   // its end of stream), the thread that fires the signal and pokes
@@ -160,7 +164,8 @@ class Peer {
   // request was sent with (0 when it was not sent).
   std::int64_t request_text_async(std::string_view method, std::string_view params_text,
                                   std::shared_ptr<const Signal> signal, SlotWaker* waker,
-                                  std::function<void(Answer)> on_end);
+                                  std::function<void(Answer)> on_end,
+                                  const RequestEnvelope* envelope = nullptr);
 
   // Gone: nothing more can be asked of this peer (request_and_wait is
   // unsent, requests relayed to it are answered with `why`).  The first
@@ -189,7 +194,7 @@ class Peer {
   void add_result_members(Message& m, const boost::json::object& members,
                           const boost::json::object& overrides);
   // A request to this peer, in the envelope it needs.
-  bool send_request_text(std::string text);
+  bool send_request_text(std::string text, const RequestEnvelope* envelope = nullptr);
   // speak_modern: why a response's result cannot be used, or "".
   std::string incomplete_result(const Message& m, std::string_view method) const;
   // An answer over the size limit or that does not parse still ends the

@@ -30,10 +30,10 @@ std::string rewritten(std::string_view text, const RequestEnvelope& e) {
 
 }  // namespace
 
-RequestEnvelope gateway_envelope() {
+RequestEnvelope gateway_envelope(json::object capabilities) {
   RequestEnvelope e;
   e.set = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
-           {"io.modelcontextprotocol/clientCapabilities", json::object{}}};
+           {"io.modelcontextprotocol/clientCapabilities", std::move(capabilities)}};
   e.defaults = {{"io.modelcontextprotocol/clientInfo",
                  json::object{{"name", "toolgate"}, {"version", "mcp-gateway"}}}};
   return e;

@@ -24,11 +24,12 @@ struct RequestEnvelope {
   bool empty() const { return set.empty() && defaults.empty(); }
 };
 
-// The gateway's envelope towards a 2026-07-28 server: that version, no
-// client capabilities (so the server asks the client nothing: toolgate
-// does not relay a server's input requests), and toolgate as the client
-// unless the request names its own.
-RequestEnvelope gateway_envelope();
+// The gateway's envelope towards a 2026-07-28 server: that version, the
+// client capabilities the gateway vouches for -- none by default, so the
+// server asks nothing; a tools/call gets the questions the client can
+// answer (input_requests.hpp), which the gateway takes through the
+// pipeline -- and toolgate as the client unless the request names its own.
+RequestEnvelope gateway_envelope(boost::json::object capabilities = {});
 
 // The request with the envelope's members in params._meta.  A request
 // without params gets them; params that are not an object are left as they
