@@ -1254,6 +1254,8 @@ const modernPolicy = (extraRules = []) => testManifest('modern-policy', [
       { tools: 'echo', when: [{ pointer: '/tag', regex: '^deny' }], verdict: 'deny', reason: 'tags starting deny are refused' },
       { tools: 'mcp/elicitation/create', when: [{ pointer: '/message', regex: 'password' }], verdict: 'deny', reason: 'no server asks the user for a password' },
     ] } },
+  // The user's answers to a server's questions pass post-execute too.
+  { id: 'toolgate.redact', path: path.join(PLUGINS, 'toolgate_redact.so'), config: { tools: 'mcp/elicitation/create' } },
 ]);
 const answersLogged = (log) => readLog(log).split('\n').filter((l) => l.startsWith('answers ')).map((l) => JSON.parse(l.slice(8)));
 const requestLines = (log) => readLog(log).split('\n').filter((l) => /^[a-z]+\/[a-z]+ \{/.test(l))
@@ -1295,9 +1297,10 @@ test('2026-07-28 server, 2025 client: initialize answered from server/discover, 
     g.send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'ask', arguments: {} } });
     const question = await g.next((m) => m.method === 'elicitation/create');
     assert.equal(question.params.message, 'Type your name');
-    g.send({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: 'Ada' } } });
+    g.send({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: `Ada ${secretKey}` } } });
     const asked = (await g.next((m) => m.id === 6)).result;
-    assert.equal(textOf(asked), 'hello Ada in file:///work/ada', JSON.stringify(asked));
+    assert.match(textOf(asked), /^hello Ada \S+ in file:\/\/\/work\/ada$/, JSON.stringify(asked));
+    assert.doesNotMatch(textOf(asked), /AKIA/, 'the answer was redacted before the server saw it');
     // A question the policy refuses never reaches the user, and the call fails naming why.
     g.send({ jsonrpc: '2.0', id: 61, method: 'tools/call', params: { name: 'phish', arguments: {} } });
     const phished = (await g.next((m) => m.id === 61)).result;
@@ -1331,7 +1334,13 @@ test('2026-07-28 server, 2025 client: initialize answered from server/discover, 
   }
   assert.doesNotMatch(readLog(log), /notifications\/initialized/);
   assert.equal(readLog(log).match(/executed echo/g).length, 1, 'neither the denied call nor the blocked one reached the server');
-  assert.deepEqual(answersLogged(log), [
+  const logged = answersLogged(log);
+  assert.doesNotMatch(JSON.stringify(logged), /AKIA/);
+  logged[1].answers.confirm.content.name = logged[1].answers.confirm.content.name.replace(/ .*/, '');
+  // redact's note travels with the answer, as on a 2025 server's own request.
+  assert.match(logged[1].answers.confirm._meta['toolgate/additional_contexts'][0], /1 secret in the result of mcp\/elicitation\/create was redacted/);
+  delete logged[1].answers.confirm._meta;
+  assert.deepEqual(logged, [
     { state: null, answers: null },
     { state: 'server-state-1', answers: { confirm: { action: 'accept', content: { name: 'Ada' } }, where: { roots: [{ uri: 'file:///work/ada' }] } } },
     { state: null, answers: null },
@@ -1417,11 +1426,12 @@ test("2026-07-28 server, 2026-07-28 client: the server's questions pass the pipe
     assert.equal(asked.inputRequests.confirm.params.message, 'Type your name');
     assert.deepEqual(asked.inputRequests.where, { method: 'roots/list', params: {} });
     assert.match(asked.requestState, /^tg1\./, 'the state is the gateway\'s, not the server\'s');
-    const answers = { confirm: { action: 'accept', content: { name: 'Grace' } }, where: { roots: [{ uri: 'file:///work/grace' }] } };
+    const answers = { confirm: { action: 'accept', content: { name: `Grace ${secretKey}` } }, where: { roots: [{ uri: 'file:///work/grace' }] } };
     call(3, 'ask', { inputResponses: answers, requestState: asked.requestState });
     const done = await g.next((m) => m.id === 3);
     assert.equal(done.result.resultType, 'complete', done.raw);
-    assert.equal(done.result.content[0].text, 'hello Grace in file:///work/grace');
+    assert.match(done.result.content[0].text, /^hello Grace \S+ in file:\/\/\/work\/grace$/);
+    assert.doesNotMatch(done.raw, /AKIA/, 'the answer was redacted before the server saw it');
     // The same state again: spent, so the server gets no answers and asks
     // again (and the approval it carried is not good twice either).
     call(4, 'ask', { inputResponses: answers, requestState: asked.requestState });
@@ -1441,7 +1451,13 @@ test("2026-07-28 server, 2026-07-28 client: the server's questions pass the pipe
     g.child.stdin.end();
   }
   assert.equal((await g.exited).code, 0, g.stderr());
-  assert.deepEqual(answersLogged(log), [
+  const logged = answersLogged(log);
+  assert.doesNotMatch(JSON.stringify(logged), /AKIA/);
+  logged[1].answers.confirm.content.name = logged[1].answers.confirm.content.name.replace(/ .*/, '');
+  // redact's note travels with the answer, as on a 2025 server's own request.
+  assert.match(logged[1].answers.confirm._meta['toolgate/additional_contexts'][0], /1 secret in the result of mcp\/elicitation\/create was redacted/);
+  delete logged[1].answers.confirm._meta;
+  assert.deepEqual(logged, [
     { state: null, answers: null },
     { state: 'server-state-1', answers: { confirm: { action: 'accept', content: { name: 'Grace' } }, where: { roots: [{ uri: 'file:///work/grace' }] } } },
     { state: null, answers: null },

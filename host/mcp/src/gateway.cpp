@@ -1184,7 +1184,7 @@ struct Gateway::Impl final : PeerHandler {
       json::object question{{"method", r.method}};
       if (r.method == "roots/list") {
         question["params"] = r.params;
-        questions[r.key] = "";
+        questions[r.key] = json::object{{"method", r.method}};
         requests[r.key] = std::move(question);
         continue;
       }
@@ -1204,7 +1204,7 @@ struct Gateway::Impl final : PeerHandler {
       }
       if (b.verdict == SplitBegin::Verdict::deny) return refuse(what + " was refused: " + b.reason);
       begun.push_back(b.call_id);
-      questions[r.key] = b.call_id;
+      questions[r.key] = json::object{{"method", r.method}, {"call", b.call_id}};
       question["params"] = std::move(b.arguments);
       requests[r.key] = std::move(question);
     }
@@ -1276,7 +1276,13 @@ struct Gateway::Impl final : PeerHandler {
     if (!questions || !questions->is_object()) return out;
     for (const auto& kv : questions->get_object()) {
       const std::string key(kv.key());
-      const std::string split_id(kv.value().is_string() ? kv.value().get_string() : "");
+      // {"method", "call": the question's split call (none for roots/list)}
+      const auto* question = kv.value().if_object();
+      const auto* call_of = question ? question->if_contains("call") : nullptr;
+      const auto* method = question ? question->if_contains("method") : nullptr;
+      const std::string split_id(call_of && call_of->is_string() ? call_of->get_string() : "");
+      const GatedMethod* gated =
+          method && method->is_string() ? gated_method(method->get_string(), false) : nullptr;
       const auto* answer = responses ? responses->if_contains(key) : nullptr;
       auto answer_text = [&]() -> std::string {
         auto span = find_path(call.params_text, {"inputResponses", key});
@@ -1286,7 +1292,7 @@ struct Gateway::Impl final : PeerHandler {
         if (answer) out.answers.emplace_back(key, answer_text());
         continue;
       }
-      if (!answer || !answer->is_object() || !refused->empty()) {
+      if (!gated || !answer || !answer->is_object() || !refused->empty()) {
         close_question(split_id, !refused->empty() ? "another answer of the call was blocked"
                                                    : "the client gave no answer");
         continue;
@@ -1297,20 +1303,21 @@ struct Gateway::Impl final : PeerHandler {
       } catch (const std::out_of_range&) {
         continue;  // the question expired: the server asks again
       }
-      if (o.kind == SplitOutcome::Kind::blocked) {
+      // What goes back is what a 2025 server's request of that method
+      // would get: the answer as given when no hook changed it.
+      Relay relay =
+          reply_for_request(o.result, ServerAnswer{answer->get_object(), false, {}, answer_text()},
+                            *gated, o.additional_contexts);
+      if (relay.kind == Relay::Kind::rpc_error) {
+        const auto* message = relay.body.if_contains("message");
         *refused = "the client's answer to the MCP server's question \"" + key +
-                   "\" was blocked: " +
-                   (o.result.error ? o.result.error->message : std::string("by a hook")) +
+                   "\" was refused: " +
+                   (message && message->is_string() ? std::string(message->get_string())
+                                                    : to_json_text(relay.body)) +
                    "; tool " + tool + " did not complete";
         continue;
       }
-      const auto& value = o.result.value;
-      if (!value || !value->is_object()) {
-        *refused = "the answer to the MCP server's question \"" + key +
-                   "\" is not an object after its hooks; tool " + tool + " did not complete";
-        continue;
-      }
-      out.answers.emplace_back(key, *value == *answer ? answer_text() : to_json_text(*value));
+      out.answers.emplace_back(key, relay.text.empty() ? to_json_text(relay.body) : relay.text);
     }
     return out;
   }
