@@ -1257,6 +1257,9 @@ const modernPolicy = (extraRules = []) => testManifest('modern-policy', [
   // The user's answers to a server's questions pass post-execute too.
   { id: 'toolgate.redact', path: path.join(PLUGINS, 'toolgate_redact.so'), config: { tools: 'mcp/elicitation/create' } },
 ]);
+// The requests a 2026-07-28 server may answer with questions: on them the
+// gateway declares what the client can be asked.
+const asking = ['tools/call', 'prompts/get', 'resources/read'];
 const answersLogged = (log) => readLog(log).split('\n').filter((l) => l.startsWith('answers ')).map((l) => JSON.parse(l.slice(8)));
 const requestLines = (log) => readLog(log).split('\n').filter((l) => /^[a-z]+\/[a-z]+ \{/.test(l))
   .map((l) => ({ method: l.slice(0, l.indexOf(' ')), meta: JSON.parse(l.slice(l.indexOf(' ') + 1)) }));
@@ -1307,6 +1310,13 @@ test('2026-07-28 server, 2025 client: initialize answered from server/discover, 
     assert.equal(phished.isError, true, JSON.stringify(phished));
     assert.match(textOf(phished), /question "confirm" \(elicitation\/create\) was not answered: .*no server asks the user for a password/);
     assert.equal(g.messages.filter((m) => m.method === 'elicitation/create').length, 0, 'the phishing question never reached the client');
+    // prompts/get may ask too.
+    g.send({ jsonrpc: '2.0', id: 62, method: 'prompts/get', params: { name: 'greet' } });
+    const whom = await g.next((m) => m.method === 'elicitation/create');
+    assert.equal(whom.params.message, 'Whom to greet?');
+    g.send({ jsonrpc: '2.0', id: whom.id, result: { action: 'accept', content: { name: 'Lin' } } });
+    const greeted = await g.next((m) => m.id === 62);
+    assert.equal(greeted.result?.messages?.[0]?.content?.text, 'greet Lin', greeted.raw);
     // A rug pull mid-session: the server tells the gateway's subscription,
     // the 2025 client hears list_changed, and the changed tool is blocked.
     g.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'mutate', arguments: {} } });
@@ -1329,8 +1339,8 @@ test('2026-07-28 server, 2025 client: initialize answered from server/discover, 
   assert.ok(!requests.some((r) => r.method === 'initialize'));
   for (const r of requests) {
     assert.equal(r.meta['io.modelcontextprotocol/protocolVersion'], '2026-07-28');
-    // What the client can answer is declared on its calls only: the gateway takes those questions.
-    assert.deepEqual(r.meta['io.modelcontextprotocol/clientCapabilities'], r.method === 'tools/call' ? { elicitation: {}, roots: {} } : {}, r.method);
+    // What the client can answer is declared only where the server may ask: the gateway takes those questions.
+    assert.deepEqual(r.meta['io.modelcontextprotocol/clientCapabilities'], asking.includes(r.method) ? { elicitation: {}, roots: {} } : {}, r.method);
   }
   assert.doesNotMatch(readLog(log), /notifications\/initialized/);
   assert.equal(readLog(log).match(/executed echo/g).length, 1, 'neither the denied call nor the blocked one reached the server');
@@ -1395,9 +1405,9 @@ test('2026-07-28 server, 2026-07-28 client: discover from the server, its cache 
   assert.deepEqual(requests.map((r) => r.method).filter((m) => m !== 'subscriptions/listen').slice(0, 4),
     ['server/discover', 'tools/list', 'tools/call', 'resources/read']);
   for (const r of requests.slice(1).filter((r) => r.meta['io.modelcontextprotocol/clientInfo']?.name === 'raw-2026' || r.method !== 'subscriptions/listen')) {
-    // Only what the client can answer, and only on its calls (the gateway takes those questions).
+    // Only what the client can answer, and only where the server may ask (the gateway takes those questions).
     assert.deepEqual(r.meta['io.modelcontextprotocol/clientCapabilities'],
-      r.method === 'tools/call' ? { elicitation: { form: {} }, sampling: {} } : {}, r.method);
+      asking.includes(r.method) ? { elicitation: { form: {} }, sampling: {} } : {}, r.method);
     assert.deepEqual(r.meta['io.modelcontextprotocol/clientInfo'], { name: 'raw-2026', version: '1' }, 'the client\'s own identity passes');
   }
 });
@@ -1442,6 +1452,17 @@ test("2026-07-28 server, 2026-07-28 client: the server's questions pass the pipe
     assert.equal(phished.result.resultType, 'complete');
     assert.equal(phished.result.isError, true, phished.raw);
     assert.match(textOf(phished.result), /question "confirm" \(elicitation\/create\) was refused: .*no server asks the user for a password/);
+    // prompts/get may ask too: the same round trip, and the answer reaches the server with its state.
+    g.send({ jsonrpc: '2.0', id: 'p1', method: 'prompts/get', params: { _meta: meta, name: 'greet' } });
+    const whom = (await g.next((m) => m.id === 'p1')).result;
+    assert.equal(whom.resultType, 'input_required', JSON.stringify(whom));
+    assert.equal(whom.inputRequests.who.params.message, 'Whom to greet?');
+    assert.match(whom.requestState, /^tg1\./);
+    g.send({ jsonrpc: '2.0', id: 'p2', method: 'prompts/get', params: { _meta: meta, name: 'greet',
+      inputResponses: { who: { action: 'accept', content: { name: 'Lin' } } }, requestState: whom.requestState } });
+    const greeted = await g.next((m) => m.id === 'p2');
+    assert.equal(greeted.result.resultType, 'complete', greeted.raw);
+    assert.equal(greeted.result.messages[0].content.text, 'greet Lin');
     // A client that declared nothing it can be asked: the server is told so, and asks nothing.
     g.send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { _meta: { ...meta, 'io.modelcontextprotocol/clientCapabilities': {} }, name: 'phish', arguments: {} } });
     const mute = await g.next((m) => m.id === 6);

@@ -46,7 +46,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     case 'server/discover':
       return result({
         supportedVersions: [VERSION],
-        capabilities: { tools: { listChanged: true }, resources: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } },
+        capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } },
         _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'modern-test-server', version: '2.0.0' } },
         instructions: 'a test server of the 2026-07-28 era',
         ttlMs: 3600000, cacheScope: 'public',
@@ -58,6 +58,16 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       const sub = { 'io.modelcontextprotocol/subscriptionId': m.id };
       if (m.params?.notifications?.toolsListChanged) listeners.push(m.id);
       return send({ method: 'notifications/subscriptions/acknowledged', params: { _meta: sub, notifications: m.params?.notifications ?? {} } });
+    }
+    case 'prompts/get': {
+      // A prompt that asks the user's name first, then greets them.
+      const answer = m.params.inputResponses?.who;
+      log(`prompt ${JSON.stringify({ state: m.params.requestState ?? null, answer: answer ?? null })}`);
+      if (m.params.requestState === 'prompt-state' && answer?.action === 'accept') {
+        return result({ messages: [{ role: 'user', content: { type: 'text', text: `greet ${answer.content.name}` } }] });
+      }
+      return result({ resultType: 'input_required', requestState: 'prompt-state', inputRequests: { who: { method: 'elicitation/create',
+        params: { mode: 'form', message: 'Whom to greet?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } } } });
     }
     case 'resources/read':
       return result({ contents: [{ uri: m.params.uri, text: `contents of ${m.params.uri}` }], ttlMs: 60000, cacheScope: 'public' });

@@ -842,7 +842,7 @@ struct Gateway::Impl final : PeerHandler {
           error["data"] = json::object{
               {"toolgate/error", call_result_from(result).at("_meta").at("toolgate/error")}};
         response = to_json_text(make_error_object(call->client_id, std::move(error)));
-      } else if (call->modern && call->input_required && !is_error && result.error &&
+      } else if (call->modern && call->input_required && result.error &&
                  (result.error->code == error_code::approval_unavailable ||
                   result.error->message == call->input_message)) {
         // The approver asked by a multi round-trip question, or the tool
@@ -886,12 +886,15 @@ struct Gateway::Impl final : PeerHandler {
 
   // What the tool body keeps for the rounds of one call.
   struct InputRound {
-    std::string name;
-    std::string params;  // the tools/call params, without any answers
+    std::string name;    // the call's: a tool, or mcp/prompts/get ...
+    std::string method;  // the request: tools/call, prompts/get or resources/read
+    std::string params;  // its params, without any answers
     std::shared_ptr<ClientCall> call;
     std::shared_ptr<Signal> signal;
     RequestEnvelope envelope;  // the capabilities declared to the server
-    json::object arguments;    // the final arguments (sealed states name them)
+    json::object arguments;    // what sealed states name (the final arguments)
+    // What the body makes of the server's last answer.
+    std::function<ToolOutput(const Answer&)> finish;
   };
 
   // The tool body of every server tool: the final arguments to the server.
@@ -933,11 +936,14 @@ struct Gateway::Impl final : PeerHandler {
     // waits for that task's result: the pipeline sees the final result.
     const bool server_task = !server_modern && tools.task_required(name);
     auto round = std::make_shared<InputRound>(
-        InputRound{name,
+        InputRound{name, "tools/call",
                    forward_params(call ? std::string_view(call->params_text) : std::string_view(),
                                   call ? call->params : no_params, name, ctx.call.arguments,
                                   server_task, (call && call->modern) || server_modern),
-                   call, ctx.signal, gateway_envelope(answerable(call.get())), ctx.call.arguments});
+                   call, ctx.signal, gateway_envelope(answerable(call.get())), ctx.call.arguments,
+                   [this, name, call, signal = ctx.signal](const Answer& a) {
+                     return call_output(a, name, call.get(), *signal);
+                   }});
     std::string params = round->params;
     if (call && call->modern && server_modern) {
       // A retry that answers the server's questions (relay_questions).
@@ -1102,11 +1108,11 @@ struct Gateway::Impl final : PeerHandler {
                                    name + "; toolgate gave up on it");
       std::vector<std::pair<std::string, std::string>> answers;
       if (auto why = ask_client(q, round, answers)) return ToolOutput::failure(*why);
-      a = server.request_text_and_wait("tools/call",
+      a = server.request_text_and_wait(round.method,
                                        with_input_responses(round.params, answers, q.request_state),
                                        *round.signal, &round.call->waiting, &round.envelope);
     }
-    return call_output(a, name, round.call.get(), *round.signal);
+    return round.finish(a);
   }
 
   // A 2025 client answers each question now, through the pipeline; the
@@ -1330,12 +1336,53 @@ struct Gateway::Impl final : PeerHandler {
     auto call = calls.by_call_id(ctx.call.identity.call_id);
     Peer& to = g->from_client ? server : client;
     const bool as_sent = call && !call->params_text.empty() && call->params == ctx.call.arguments;
-    auto a = to.request_text_and_wait(
-        g->method, as_sent ? call->params_text : to_json_text(ctx.call.arguments), *ctx.signal,
-        call ? &call->waiting : nullptr);
+    std::string params = as_sent ? call->params_text : to_json_text(ctx.call.arguments);
     const std::string method(g->method);
-    return output_of(a, to, {method, method, method + " was not sent"}, *ctx.signal, call.get(),
-                     [&](const json::object& r) { return output_from_response(r, g->method); });
+    auto finish = [this, method, g, &to, call, signal = ctx.signal](const Answer& a) {
+      return output_of(a, to, {method, method, method + " was not sent"}, *signal, call.get(),
+                       [&](const json::object& r) { return output_from_response(r, g->method); });
+    };
+    if (!server_modern || &to != &server) {
+      auto a =
+          to.request_text_and_wait(method, params, *ctx.signal, call ? &call->waiting : nullptr);
+      return finish(a);
+    }
+    // To a 2026-07-28 server, which may ask questions (prompts/get and
+    // resources/read): the client's own round-trip members are the
+    // gateway's business, not the server's; what a sealed state names is
+    // the params without them.
+    json::object named = ctx.call.arguments;
+    for (const char* key : {"inputResponses", "requestState", "_meta"}) named.erase(key);
+    for (const char* key : {"inputResponses", "requestState"}) {
+      if (!ctx.call.arguments.contains(key)) continue;
+      if (auto member = find_member(params, 0, key)) {
+        params = remove_member(params, *member);
+        continue;
+      }
+      json::object rebuilt = ctx.call.arguments;
+      rebuilt.erase("inputResponses");
+      rebuilt.erase("requestState");
+      params = to_json_text(rebuilt);
+      break;
+    }
+    InputRound round{std::string(g->name),
+                     method,
+                     params,
+                     call,
+                     ctx.signal,
+                     gateway_envelope(answerable(call.get())),
+                     std::move(named),
+                     finish};
+    if (call && call->modern) {
+      std::string refused;
+      auto answers = retry_answers(*call, round.name, round.arguments, &refused);
+      if (!refused.empty()) return ToolOutput::failure(refused);
+      if (answers) params = with_input_responses(params, answers->answers, answers->server_state);
+    }
+    auto a = server.request_text_and_wait(method, params, *ctx.signal,
+                                          call ? &call->waiting : nullptr, &round.envelope);
+    if (asks_for_input(a)) return on_input_required(a, round);
+    return finish(a);
   }
 
   // How a forwarded request is named in failures.

@@ -364,13 +364,16 @@ std::string Peer::incomplete_result(const Message& m, std::string_view method) c
       result && result->is_object() ? result->get_object().if_contains("resultType") : nullptr;
   // An absent resultType means complete (MCP 2026-07-28).
   if (!type || (type->is_string() && type->get_string() == "complete")) return {};
-  // The gateway's tool body takes a tools/call's questions (input_requests.hpp).
-  if (type->is_string() && type->get_string() == "input_required" && method == "tools/call")
+  // The gateway takes the questions of the requests that may ask them
+  // (input_requests.hpp): its bodies of tools/call, prompts/get and
+  // resources/read.
+  if (type->is_string() && type->get_string() == "input_required" &&
+      (method == "tools/call" || method == "prompts/get" || method == "resources/read"))
     return {};
   return name_ + " answered " + std::string(method) + " with a result of type " + text_of(*type) +
-         ", which toolgate cannot use: it takes a server's questions (input_required) only on "
-         "tools/call, and declares no task support, so only a complete result can be judged by "
-         "the policy and relayed";
+         ", which toolgate cannot use: a server may ask questions (input_required) only on "
+         "tools/call, prompts/get and resources/read, and toolgate declares no task support, so "
+         "only a complete result can be judged by the policy and relayed";
 }
 
 void Peer::on_response(Message& m) {
