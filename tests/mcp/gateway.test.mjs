@@ -1197,6 +1197,44 @@ test('raw 2026-07-28: a forged requestState, or one given for other arguments, i
   assert.equal((await g.exited).code, 0);
 });
 
+test("raw 2026-07-28 client, 2025 server: the gateway holds the client's subscriptions/listen and hands each list change to the subscriptions that asked", async () => {
+  // --on-drift allow: "mutate" changes the tool that it is, and is called again.
+  const g = rawGateway(['--on-drift', 'allow'], newLog(), { server: rawServer, manifestFile: testManifest('empty', []), env: { TG_TEST_LIST_CHANGED: '1' } });
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+  const mutate = (id) => g.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { _meta: meta, name: 'run', arguments: { tag: 'mutate' } } });
+  const changes = () => g.messages.filter((m) => m.method === 'notifications/tools/list_changed');
+  try {
+    g.send({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } });
+    assert.deepEqual((await g.next((m) => m.id === 1)).result.capabilities.tools, { listChanged: true });
+    // Before any subscription a list change reaches nobody (the client did not ask).
+    mutate(2);
+    await g.next((m) => m.id === 2);
+    g.send({ jsonrpc: '2.0', id: 'S1', method: 'subscriptions/listen', params: { _meta: meta,
+      notifications: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['file:///x'] } } });
+    const ack = await g.next((m) => m.method === 'notifications/subscriptions/acknowledged');
+    assert.deepEqual(ack.params, { _meta: { 'io.modelcontextprotocol/subscriptionId': 'S1' }, notifications: { toolsListChanged: true } },
+      'only what the server announces is acknowledged');
+    g.send({ jsonrpc: '2.0', id: 'S2', method: 'subscriptions/listen', params: { _meta: meta, notifications: { promptsListChanged: true } } });
+    const ack2 = await g.next((m) => m.method === 'notifications/subscriptions/acknowledged');
+    assert.deepEqual(ack2.params.notifications, {});
+    assert.equal(changes().length, 0, 'the change before any subscription was not passed on');
+    mutate(3);
+    await g.next((m) => m.id === 3);
+    const changed = await g.next((m) => m.method === 'notifications/tools/list_changed');
+    assert.deepEqual(changed.params, { _meta: { 'io.modelcontextprotocol/subscriptionId': 'S1' } });
+    // Cancelled: no response, and no more notifications.
+    g.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'S1' } });
+    mutate(4);
+    await g.next((m) => m.id === 4);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(changes().length, 0, JSON.stringify(g.messages));
+    assert.equal(g.messages.filter((m) => m.id === 'S1' || m.id === 'S2').length, 0, 'open subscriptions get no response');
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0, g.stderr());
+});
+
 test('raw 2026-07-28: the tasks extension -- a task of the gateway whose tasks/get carries the final, redacted result', async () => {
   const log = newLog();
   const g = rawGateway([], log, { manifestFile: tasksManifest() });

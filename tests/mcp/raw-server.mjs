@@ -46,7 +46,9 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   const answer = (result) => { if (m.id !== undefined) send({ id: m.id, result }); };
   switch (m.method) {
     case 'initialize':
-      return answer({ protocolVersion: '2025-06-18', capabilities: { tools: {}, resources: {}, prompts: {} }, serverInfo: { name: 'raw', version: '1' } });
+      // TG_TEST_LIST_CHANGED: it says it announces tool list changes.
+      return answer({ protocolVersion: '2025-06-18', capabilities: { tools: process.env.TG_TEST_LIST_CHANGED ? { listChanged: true } : {},
+        resources: {}, prompts: {} }, serverInfo: { name: 'raw', version: '1' } });
     case 'resources/read':
       // Any URI, files included: what a server can do that the policy must see.
       log(`read ${m.params?.uri}`);

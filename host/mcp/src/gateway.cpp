@@ -3,6 +3,7 @@
 #include "canonical_json.hpp"
 #include "client_calls.hpp"
 #include "client_roots.hpp"
+#include "client_subscriptions.hpp"
 #include "client_tasks.hpp"
 #include "elicitation.hpp"
 #include "gated_requests.hpp"
@@ -98,6 +99,7 @@ struct Gateway::Impl final : PeerHandler {
   ClientCalls calls;
   ClientRoots roots;
   ClientTasks tasks;
+  ClientSubscriptions subscriptions;  // a 2026-07-28 client's, before a 2025 server
   ServerTools tools;
   WorkerPool pool;
   // The server's own gated requests (sampling, elicitation) run apart: a
@@ -151,6 +153,11 @@ struct Gateway::Impl final : PeerHandler {
       return true;
     }
     if (&from == &client && era_answered(m)) return true;
+    if (&from == &client && method == "subscriptions/listen" && !server_modern &&
+        client_era.load() == Era::modern) {
+      open_subscription(m);
+      return true;
+    }
     if (const auto* g = gated_method(method, &from == &client)) {
       on_gated_request(from, *g, m);
       return true;
@@ -203,6 +210,16 @@ struct Gateway::Impl final : PeerHandler {
   bool take_notification(Peer& from, Message& m) override {
     if (&from == &server && server_modern)
       if (const auto* sid = subscription_of(m)) return on_subscription_notification(m, *sid);
+    if (&from == &server && !server_modern && client_era.load() == Era::modern) {
+      // A 2025 server's list changes reach a 2026-07-28 client only on the
+      // subscriptions that asked for them (client_subscriptions.hpp).
+      auto deliveries = subscriptions.deliver(m.method());
+      if (!deliveries.empty() || m.method().ends_with("/list_changed")) {
+        if (m.method() == "notifications/tools/list_changed") tools.mark_stale();
+        for (const auto& d : deliveries) client.send(d);
+        return true;
+      }
+    }
     if (&from == &server && m.method() == "notifications/tools/list_changed") {
       tools.mark_stale();
       return false;
@@ -218,6 +235,7 @@ struct Gateway::Impl final : PeerHandler {
     if (&from == &client && m.method() == "notifications/initialized") return server_modern;
     if (m.method() != "notifications/cancelled") return false;
     const auto* rid = m.params().if_contains("requestId");
+    if (&from == &client && rid && subscriptions.cancel(*rid)) return true;
     auto call = rid ? calls.by_client_id(*rid, &from == &server) : nullptr;
     if (!call) return false;
     // The tool body tells the server (with its own request id).
@@ -282,6 +300,21 @@ struct Gateway::Impl final : PeerHandler {
     m.body.at("params").as_object().at("_meta").as_object()[subscription_key] = *client_id;
     client.send(m.body);
     return true;
+  }
+
+  // A 2026-07-28 client's subscriptions/listen in front of a 2025 server:
+  // the gateway holds it, acknowledging what the server announces.
+  void open_subscription(const Message& m) {
+    std::optional<json::object> ack;
+    {
+      std::lock_guard lock(state_mutex);
+      const auto* caps = server_init.if_contains("capabilities");
+      static const json::object none;
+      ack = subscriptions.open(m.id(), m.params(),
+                               caps && caps->is_object() ? caps->get_object() : none);
+    }
+    if (!ack) return client.reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
+    client.send(make_notification("notifications/subscriptions/acknowledged", std::move(*ack)));
   }
 
   std::optional<json::object> saw_result(Peer& from, const PendingRequest& request,

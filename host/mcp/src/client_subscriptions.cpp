@@ -1,0 +1,76 @@
+#include "client_subscriptions.hpp"
+
+#include "jsonrpc.hpp"
+
+#include <algorithm>
+
+namespace toolgate::mcp {
+
+namespace json = boost::json;
+
+namespace {
+constexpr std::string_view subscription_key = "io.modelcontextprotocol/subscriptionId";
+
+// The filter's list-change fields: the capability whose listChanged says
+// the server announces them, and the notification they stand for.
+struct ListChange {
+  std::string_view field, capability, method;
+};
+constexpr ListChange list_changes[] = {
+    {"toolsListChanged", "tools", "notifications/tools/list_changed"},
+    {"promptsListChanged", "prompts", "notifications/prompts/list_changed"},
+    {"resourcesListChanged", "resources", "notifications/resources/list_changed"},
+};
+
+bool announces(const json::object& capabilities, std::string_view capability) {
+  const auto* c = capabilities.if_contains(capability);
+  const auto* changed = c && c->is_object() ? c->get_object().if_contains("listChanged") : nullptr;
+  return changed && changed->is_bool() && changed->get_bool();
+}
+}  // namespace
+
+std::optional<json::object> ClientSubscriptions::open(const json::value& id,
+                                                      const json::object& params,
+                                                      const json::object& capabilities) {
+  const auto* asked = params.if_contains("notifications");
+  Subscription s{id, {}};
+  json::object honoured;
+  if (asked && asked->is_object())
+    for (const auto& change : list_changes) {
+      const auto* wanted = asked->get_object().if_contains(change.field);
+      if (!wanted || !wanted->is_bool() || !wanted->get_bool()) continue;
+      if (!announces(capabilities, change.capability)) continue;
+      honoured[change.field] = true;
+      s.methods.emplace_back(change.method);
+    }
+  std::lock_guard lock(mutex_);
+  const auto key = id_key(id);
+  if (std::any_of(open_.begin(), open_.end(),
+                  [&](const Subscription& o) { return id_key(o.id) == key; }))
+    return std::nullopt;
+  open_.push_back(std::move(s));
+  return json::object{{"_meta", json::object{{subscription_key, id}}},
+                      {"notifications", std::move(honoured)}};
+}
+
+bool ClientSubscriptions::cancel(const json::value& id) {
+  std::lock_guard lock(mutex_);
+  const auto key = id_key(id);
+  auto it = std::find_if(open_.begin(), open_.end(),
+                         [&](const Subscription& o) { return id_key(o.id) == key; });
+  if (it == open_.end()) return false;
+  open_.erase(it);
+  return true;
+}
+
+std::vector<json::object> ClientSubscriptions::deliver(std::string_view method) const {
+  std::vector<json::object> out;
+  std::lock_guard lock(mutex_);
+  for (const auto& s : open_)
+    if (std::find(s.methods.begin(), s.methods.end(), method) != s.methods.end())
+      out.push_back(make_notification(
+          std::string(method), json::object{{"_meta", json::object{{subscription_key, s.id}}}}));
+  return out;
+}
+
+}  // namespace toolgate::mcp
