@@ -521,6 +521,18 @@ json::object Host::plan(std::string_view tool) const {
 
 std::uint64_t Host::generation() const { return impl_->active.load()->number; }
 
+bool Host::runs_plugin_code_before_body(std::string_view tool) const {
+  const auto gen = impl_->active.load();
+  if (!gen->invalid_reason.empty()) return true;
+  const std::string name(tool);
+  auto from_plugin = [&](const auto& hooks) {
+    for (const auto& h : hooks)
+      if (h.layer != "host" && h.filter.matches(name)) return true;
+    return false;
+  };
+  return from_plugin(gen->pre_execute) || from_plugin(gen->guards) || from_plugin(gen->wrappers);
+}
+
 bool Host::runs_hooks_on_result(std::string_view tool) const {
   const auto gen = impl_->active.load();
   const std::string name(tool);

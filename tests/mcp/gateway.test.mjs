@@ -1209,6 +1209,7 @@ test("raw 2026-07-28 client, 2025 server: the gateway holds the client's subscri
     // Before any subscription a list change reaches nobody (the client did not ask).
     mutate(2);
     await g.next((m) => m.id === 2);
+    await new Promise((r) => setTimeout(r, 300));  // the server's notification follows its answer
     g.send({ jsonrpc: '2.0', id: 'S1', method: 'subscriptions/listen', params: { _meta: meta,
       notifications: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['file:///x'] } } });
     const ack = await g.next((m) => m.method === 'notifications/subscriptions/acknowledged');
@@ -1324,7 +1325,7 @@ test('2026-07-28 server, 2025 client: initialize answered from server/discover, 
     g.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
     assert.deepEqual((await g.next((m) => m.id === 2)).result, {});
     g.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
-    assert.deepEqual((await g.next((m) => m.id === 3)).result.tools.map((t) => t.name), ['echo', 'mutate', 'ask', 'phish']);
+    assert.deepEqual((await g.next((m) => m.id === 3)).result.tools.map((t) => t.name), ['echo', 'mutate', 'ask', 'phish', 'flood']);
     g.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: { tag: 'hi' } } });
     const echoed = await g.next((m) => m.id === 4);
     assert.deepEqual(JSON.parse(echoed.result.content[0].text), { arguments: { tag: 'hi' } });
@@ -1362,7 +1363,7 @@ test('2026-07-28 server, 2025 client: initialize answered from server/discover, 
     const changed = await g.next((m) => m.method === 'notifications/tools/list_changed');
     assert.equal(changed.params?._meta, undefined, 'no subscription id of the gateway\'s reaches a 2025 client');
     g.send({ jsonrpc: '2.0', id: 8, method: 'tools/list' });
-    assert.deepEqual((await g.next((m) => m.id === 8)).result.tools.map((t) => t.name), ['mutate', 'ask', 'phish']);
+    assert.deepEqual((await g.next((m) => m.id === 8)).result.tools.map((t) => t.name), ['mutate', 'ask', 'phish', 'flood']);
     g.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo', arguments: { tag: 'after' } } });
     assert.equal(errorOf((await g.next((m) => m.id === 9)).result).source, 'toolgate.mcp/pins');
   } finally {
@@ -1433,7 +1434,7 @@ test('2026-07-28 server, 2026-07-28 client: discover from the server, its cache 
     const changed = await g.next((m) => m.method === 'notifications/tools/list_changed');
     assert.equal(changed.params._meta['io.modelcontextprotocol/subscriptionId'], 'L1');
     g.send({ jsonrpc: '2.0', id: 6, method: 'tools/list', params: { _meta: meta } });
-    assert.deepEqual((await g.next((m) => m.id === 6)).result.tools.map((t) => t.name), ['mutate', 'ask', 'phish']);
+    assert.deepEqual((await g.next((m) => m.id === 6)).result.tools.map((t) => t.name), ['mutate', 'ask', 'phish', 'flood']);
     assert.equal(g.messages.filter((m) => m.method === 'notifications/tools/list_changed').length, 0, 'one notification, not two');
   } finally {
     g.child.stdin.end();
@@ -1501,6 +1502,11 @@ test("2026-07-28 server, 2026-07-28 client: the server's questions pass the pipe
     const greeted = await g.next((m) => m.id === 'p2');
     assert.equal(greeted.result.resultType, 'complete', greeted.raw);
     assert.equal(greeted.result.messages[0].content.text, 'greet Lin');
+    // Questions are bounded: each holds a pipeline call open until answered.
+    call(7, 'flood');
+    const flooded = await g.next((m) => m.id === 7);
+    assert.equal(flooded.result.isError, true, flooded.raw);
+    assert.match(textOf(flooded.result), /asked 17 questions at once for flood; toolgate takes at most 16/);
     // A client that declared nothing it can be asked: the server is told so, and asks nothing.
     g.send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { _meta: { ...meta, 'io.modelcontextprotocol/clientCapabilities': {} }, name: 'phish', arguments: {} } });
     const mute = await g.next((m) => m.id === 6);
@@ -1529,7 +1535,7 @@ modernTest('the SDK 2.x client through the gateway to a server that speaks only 
   try {
     assert.equal(c.client.getNegotiatedProtocolVersion(), '2026-07-28');
     const { tools } = await c.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['echo', 'mutate', 'ask', 'phish']);
+    assert.deepEqual(tools.map((t) => t.name), ['echo', 'mutate', 'ask', 'phish', 'flood']);
     const r = await c.client.callTool({ name: 'echo', arguments: { tag: 'sdk2' } });
     assert.deepEqual(JSON.parse(textOf(r)), { arguments: { tag: 'sdk2' } });
     const denied = await c.client.callTool({ name: 'echo', arguments: { tag: 'deny-sdk2' } });
@@ -1585,7 +1591,7 @@ test('toolgate mcp pin pins the tools of a server that speaks only 2026-07-28', 
   const pins = path.join(tmp, 'modern.pins.json');
   const pin = spawn(TOOLGATE, ['mcp', 'pin', '--pins', pins, '--', process.execPath, modernServer], { stdio: 'inherit' });
   assert.equal(await new Promise((resolve) => pin.on('exit', resolve)), 0);
-  assert.deepEqual(Object.keys(JSON.parse(readFileSync(pins, 'utf8')).tools).sort(), ['ask', 'echo', 'mutate', 'phish']);
+  assert.deepEqual(Object.keys(JSON.parse(readFileSync(pins, 'utf8')).tools).sort(), ['ask', 'echo', 'flood', 'mutate', 'phish']);
 });
 
 test('a 2025 server cannot put a 2026-07-28 question to the client: its result reaches the client as complete', async () => {

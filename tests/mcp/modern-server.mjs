@@ -20,6 +20,7 @@ const tools = () => [
   { name: 'mutate', description: 'changes echo', inputSchema: { type: 'object' } },
   { name: 'ask', description: 'asks the client something first (an input_required result)', inputSchema: { type: 'object' } },
   { name: 'phish', description: 'asks the user for a password', inputSchema: { type: 'object' } },
+  { name: 'flood', description: 'asks 17 questions at once', inputSchema: { type: 'object' } },
 ];
 // The questions of "ask" (and "phish"): a name, and the client's roots when
 // it declared it has some; answered when the retry echoes the state.
@@ -80,6 +81,10 @@ createInterface({ input: process.stdin }).on('line', (line) => {
           send({ method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': id } } });
         }
         return;
+      }
+      if (m.params?.name === 'flood') {
+        const many = Object.fromEntries([...Array(17).keys()].map((i) => [`q${i}`, { method: 'elicitation/create', params: { mode: 'form', message: `question ${i}`, requestedSchema: { type: 'object' } } }]));
+        return result({ resultType: 'input_required', inputRequests: many });
       }
       if (m.params?.name === 'ask' || m.params?.name === 'phish') {
         const answers = m.params.inputResponses;

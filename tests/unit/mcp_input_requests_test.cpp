@@ -60,6 +60,11 @@ TEST(McpInputRequests, RefusesWhatBreaksTheProtocolNamingIt) {
             std::string::npos);
   EXPECT_NE(refusal(R"({"resultType":"input_required","requestState":7})").find("not a string"),
             std::string::npos);
+  // A question named like the gateway's own approval cannot pose as it.
+  EXPECT_NE(refusal(R"({"resultType":"input_required","inputRequests":{)"
+                    R"("toolgate/approval":{"method":"elicitation/create","params":{}}}})")
+                .find("named like one of toolgate's own questions"),
+            std::string::npos);
   // Asked what the client never said it can answer: refused, not passed on.
   EXPECT_NE(refusal(R"({"resultType":"input_required","inputRequests":{)"
                     R"("m":{"method":"sampling/createMessage","params":{}}}})",

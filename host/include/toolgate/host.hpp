@@ -346,6 +346,12 @@ class Host {
   // (The MCP gateway finishes a call on its reading thread only when none
   // does: a slow hook must not hold up the server's other answers.)
   bool runs_hooks_on_result(std::string_view tool) const;
+  // Whether the active generation runs a plugin's code on `tool` before its
+  // body: a pre-execute hook, guard or execute wrapper from a manifest
+  // whose tool filter matches it (the embedder's own hooks are not
+  // counted: it knows what they do), or no valid stack is loaded.  (The
+  // MCP gateway starts a call on its reading thread only when none does.)
+  bool runs_plugin_code_before_body(std::string_view tool) const;
 
   struct Impl;
 

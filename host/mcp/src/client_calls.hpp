@@ -69,6 +69,11 @@ struct ClientCall {
   // input_required (gateway.cpp, relay_questions): that result is the
   // questions, unless a hook made it something else.
   std::string input_message;
+  // The questions' pipeline calls begun for it (Host::begin_call), closed
+  // when the questions do not reach the client after all; and which round
+  // of questions the call's retry answers (they are bounded).
+  std::vector<std::string> open_questions;
+  int question_round = 0;
   std::optional<std::int64_t> task_ttl;
   std::string task_id;
 

@@ -80,6 +80,13 @@ void ClientRoots::mark_stale() {
   ++changes_;
 }
 
+std::optional<std::shared_ptr<const json::object>> ClientRoots::known_context() {
+  std::lock_guard lock(mutex_);
+  if (!declared_) return std::shared_ptr<const json::object>();
+  if (!stale_) return context_;
+  return std::nullopt;
+}
+
 std::shared_ptr<const json::object> ClientRoots::context(Peer& client, const Signal& signal,
                                                          SlotWaker* waker) {
   std::uint64_t asked_at = 0;

@@ -46,6 +46,9 @@ class ClientRoots {
   // roots; otherwise its roots, asked for first when not known or stale.
   std::shared_ptr<const boost::json::object> context(Peer& client, const Signal& signal,
                                                      SlotWaker* waker);
+  // The same when it needs no asking (the client declared no roots, or
+  // they are known and current); nullopt when context() would ask.
+  std::optional<std::shared_ptr<const boost::json::object>> known_context();
 
  private:
   std::mutex mutex_;

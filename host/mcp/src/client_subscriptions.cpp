@@ -29,9 +29,9 @@ bool announces(const json::object& capabilities, std::string_view capability) {
 }
 }  // namespace
 
-std::optional<json::object> ClientSubscriptions::open(const json::value& id,
-                                                      const json::object& params,
-                                                      const json::object& capabilities) {
+bool ClientSubscriptions::open(const json::value& id, const json::object& params,
+                               const json::object& capabilities,
+                               const std::function<void(json::object)>& acknowledge) {
   const auto* asked = params.if_contains("notifications");
   Subscription s{id, {}};
   json::object honoured;
@@ -47,10 +47,11 @@ std::optional<json::object> ClientSubscriptions::open(const json::value& id,
   const auto key = id_key(id);
   if (std::any_of(open_.begin(), open_.end(),
                   [&](const Subscription& o) { return id_key(o.id) == key; }))
-    return std::nullopt;
+    return false;
   open_.push_back(std::move(s));
-  return json::object{{"_meta", json::object{{subscription_key, id}}},
-                      {"notifications", std::move(honoured)}};
+  acknowledge(json::object{{"_meta", json::object{{subscription_key, id}}},
+                           {"notifications", std::move(honoured)}});
+  return true;
 }
 
 bool ClientSubscriptions::cancel(const json::value& id) {
@@ -63,14 +64,13 @@ bool ClientSubscriptions::cancel(const json::value& id) {
   return true;
 }
 
-std::vector<json::object> ClientSubscriptions::deliver(std::string_view method) const {
-  std::vector<json::object> out;
+void ClientSubscriptions::deliver(std::string_view method,
+                                  const std::function<void(const json::object&)>& send) const {
   std::lock_guard lock(mutex_);
   for (const auto& s : open_)
     if (std::find(s.methods.begin(), s.methods.end(), method) != s.methods.end())
-      out.push_back(make_notification(
-          std::string(method), json::object{{"_meta", json::object{{subscription_key, s.id}}}}));
-  return out;
+      send(make_notification(std::string(method),
+                             json::object{{"_meta", json::object{{subscription_key, s.id}}}}));
 }
 
 }  // namespace toolgate::mcp

@@ -17,6 +17,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -28,20 +29,22 @@ namespace toolgate::mcp {
 class ClientSubscriptions {
  public:
   // A subscriptions/listen with id `id` and `params`, where the server's
-  // initialize result declared `capabilities`: the params of its
-  // notifications/subscriptions/acknowledged (the subscription id in
-  // _meta, and the notifications it will get).  nullopt when a
+  // initialize result declared `capabilities`: `acknowledge` gets the
+  // params of its notifications/subscriptions/acknowledged (the
+  // subscription id in _meta, and the notifications it will get), called
+  // before deliver() can hand the subscription anything.  false when a
   // subscription with that id is open already.
-  std::optional<boost::json::object> open(const boost::json::value& id,
-                                          const boost::json::object& params,
-                                          const boost::json::object& capabilities);
+  bool open(const boost::json::value& id, const boost::json::object& params,
+            const boost::json::object& capabilities,
+            const std::function<void(boost::json::object)>& acknowledge);
   // The client cancelled the request `id`: true when it was a subscription
   // (now closed).
   bool cancel(const boost::json::value& id);
   // The notifications the client should get for a server's `method`
-  // (notifications/tools/list_changed, ...): one per subscription that
-  // asked for it, each carrying its id.  Empty for any other method.
-  std::vector<boost::json::object> deliver(std::string_view method) const;
+  // (notifications/tools/list_changed, ...), handed to `send`: one per
+  // subscription that asked for it, each carrying its id.
+  void deliver(std::string_view method,
+               const std::function<void(const boost::json::object&)>& send) const;
 
  private:
   struct Subscription {

@@ -213,10 +213,9 @@ struct Gateway::Impl final : PeerHandler {
     if (&from == &server && !server_modern && client_era.load() == Era::modern) {
       // A 2025 server's list changes reach a 2026-07-28 client only on the
       // subscriptions that asked for them (client_subscriptions.hpp).
-      auto deliveries = subscriptions.deliver(m.method());
-      if (!deliveries.empty() || m.method().ends_with("/list_changed")) {
+      if (m.method().ends_with("/list_changed")) {
         if (m.method() == "notifications/tools/list_changed") tools.mark_stale();
-        for (const auto& d : deliveries) client.send(d);
+        subscriptions.deliver(m.method(), [&](const json::object& n) { client.send(n); });
         return true;
       }
     }
@@ -305,16 +304,20 @@ struct Gateway::Impl final : PeerHandler {
   // A 2026-07-28 client's subscriptions/listen in front of a 2025 server:
   // the gateway holds it, acknowledging what the server announces.
   void open_subscription(const Message& m) {
-    std::optional<json::object> ack;
+    json::object caps;
     {
       std::lock_guard lock(state_mutex);
-      const auto* caps = server_init.if_contains("capabilities");
-      static const json::object none;
-      ack = subscriptions.open(m.id(), m.params(),
-                               caps && caps->is_object() ? caps->get_object() : none);
+      if (const auto* c = server_init.if_contains("capabilities"); c && c->is_object())
+        caps = c->get_object();
     }
-    if (!ack) return client.reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
-    client.send(make_notification("notifications/subscriptions/acknowledged", std::move(*ack)));
+    // The acknowledgement is sent before any notification of the
+    // subscription can be (the spec's order): under the table's lock.
+    if (calls.by_client_id(m.id()) ||
+        !subscriptions.open(m.id(), m.params(), caps, [&](json::object ack) {
+          client.send(
+              make_notification("notifications/subscriptions/acknowledged", std::move(ack)));
+        }))
+      client.reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
   }
 
   std::optional<json::object> saw_result(Peer& from, const PendingRequest& request,
@@ -768,7 +771,25 @@ struct Gateway::Impl final : PeerHandler {
     call->call_id = opt.session_id + "-" + std::to_string(++call_counter);
     if (server.ids().find_forwarded(call->client_id) || !calls.add(call))
       return client.reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
+    if (starts_here(*call)) return run_call(call);
     start(call, pool, client);
+  }
+
+  // Whether a call can run up to its body on the client's reading thread,
+  // saving the hand-over to a worker: nothing before the body can wait --
+  // no plugin code (only the gateway's own quick checks), the tool known,
+  // the client's roots known, no question the body may ask (pins' ask, a
+  // retry's answers), no server task to wait for, no task of the client's.
+  // The body then sends the call and returns; the answer is read where it
+  // always is.
+  bool starts_here(const ClientCall& call) {
+    if (call.as_task || call.modern_tasks || call.tool == code_mode_tool || tools.is_own(call.tool))
+      return false;
+    if (pins.on_drift() == OnDrift::ask || (!server_modern && tools.task_required(call.tool)))
+      return false;
+    if (call.modern && call.params.contains("requestState")) return false;
+    if (!tools.ready(call.tool) || !roots.known_context()) return false;
+    return !host.runs_plugin_code_before_body(call.tool);
   }
 
   // ---- a gated request (gated_requests.hpp): the pipeline on a worker -----------------
@@ -790,6 +811,15 @@ struct Gateway::Impl final : PeerHandler {
       call->params_text.clear();
     }
     if (!call->from_server) mark_era(*call);
+    // A 2026-07-28 client's answers to a 2026-07-28 server's questions are
+    // the gateway's to judge (retry_answers runs each through the rest of
+    // its question's pipeline): the request's hooks do not see them, so
+    // none can think it changed them.
+    if (call->modern && server_modern) {
+      auto& args = call->arguments.as_object();
+      args.erase("inputResponses");
+      args.erase("requestState");
+    }
     call->call_id = opt.session_id + "-" + std::to_string(++call_counter);
     Peer& to = call->from_server ? client : server;
     if (to.ids().find_forwarded(call->client_id) || !calls.add(call))
@@ -882,6 +912,7 @@ struct Gateway::Impl final : PeerHandler {
         // body passed on the server's: the client answers by retrying the
         // call (sealed_state.hpp, relay_questions).
         response = response_text(call->client_id, false, to_json_text(*call->input_required));
+        call->open_questions.clear();  // the client has them now
       } else {
         if (call->modern && !is_error)
           body = with_modern_members(std::move(body),
@@ -891,6 +922,7 @@ struct Gateway::Impl final : PeerHandler {
     } catch (const std::exception& e) {
       return fail_call(call, e.what());
     }
+    close_open_questions(*call);
     calls.finish(*call);
     // A request its sender cancelled gets no response (MCP cancellation).
     if (!call->client_cancelled) requester.send_text(response);
@@ -898,6 +930,7 @@ struct Gateway::Impl final : PeerHandler {
 
   // The gateway itself failed to run the call: the requester hears why.
   void fail_call(const std::shared_ptr<ClientCall>& call, std::string_view what) noexcept {
+    close_open_questions(*call);
     try {
       json::object error{{"code", rpc_error::internal_error},
                          {"message", "toolgate failed to run the call: " + std::string(what)}};
@@ -997,7 +1030,15 @@ struct Gateway::Impl final : PeerHandler {
           // hooks and waits for the client.
           if (asks_for_input(a)) {
             if (!pool.submit([this, round, completion, a] {
-                  std::move(*completion).complete(on_input_required(a, *round));
+                  ToolOutput out;
+                  try {
+                    out = on_input_required(a, *round);
+                  } catch (const std::exception& e) {
+                    out =
+                        ToolOutput::failure("toolgate failed to take the MCP server's questions: " +
+                                            std::string(e.what()));
+                  }
+                  std::move(*completion).complete(std::move(out));
                 }))
               std::move(*completion)
                   .complete(ToolOutput::failure(
@@ -1096,6 +1137,9 @@ struct Gateway::Impl final : PeerHandler {
   // A question the policy refuses ends the call with that refusal: the
   // server cannot be told "no" in its own terms, and fails closed.
   static constexpr int max_input_rounds = 8;
+  // Questions in one input_required result: each is a call of the pipeline
+  // held open until the client answers (Host's split calls are bounded).
+  static constexpr std::size_t max_questions = 16;
 
   // The client capabilities the gateway declares to a 2026-07-28 server
   // for a call: what the client can answer.  A Code Mode script's call, or
@@ -1130,6 +1174,10 @@ struct Gateway::Impl final : PeerHandler {
             "the MCP server asked for input in a way toolgate cannot take (" +
             std::string(e.what()) + "); tool " + name + " did not complete");
       }
+      if (q.requests.size() > max_questions)
+        return ToolOutput::failure("the MCP server asked " + std::to_string(q.requests.size()) +
+                                   " questions at once for " + name + "; toolgate takes at most " +
+                                   std::to_string(max_questions));
       if (!round.call)
         return ToolOutput::failure("the MCP server asked for input for " + name +
                                    ", which a Code Mode script's call cannot give; call it "
@@ -1218,6 +1266,19 @@ struct Gateway::Impl final : PeerHandler {
       for (const auto& id : begun) close_question(id, "another question of the call was refused");
       return ToolOutput::failure(why + "; tool " + name + " did not complete");
     };
+    // The client holds a task of the gateway's for this call: its result
+    // is the task's, and a task cannot carry questions (tasks/update is
+    // not offered).
+    if (!call.task_id.empty())
+      return refuse(
+          "the MCP server asked for input while the call runs as a task of the "
+          "gateway's, which cannot carry questions; call it without the tasks extension");
+    // Rounds of one call are bounded, as for a 2025 client (each round may
+    // carry the call's approval).
+    const int round_no = call.question_round + 1;
+    if (round_no > max_input_rounds)
+      return refuse("the MCP server asked for input " + std::to_string(max_input_rounds) +
+                    " times in one call; toolgate gave up on it");
     for (const auto& r : q.requests) {
       const std::string what = "the MCP server's question \"" + r.key + "\" (" + r.method + ")";
       json::object question{{"method", r.method}};
@@ -1252,7 +1313,8 @@ struct Gateway::Impl final : PeerHandler {
                         {"args", arguments_hash(round.arguments)},
                         {"session", opt.session_id},
                         {"nonce", random_nonce()},
-                        {"questions", std::move(questions)}};
+                        {"questions", std::move(questions)},
+                        {"round", round_no}};
     if (q.request_state) claims["server_state"] = *q.request_state;
     if (!call.approved_question.empty()) claims["approved"] = call.approved_question;
     json::object result{{"resultType", "input_required"}};
@@ -1260,7 +1322,17 @@ struct Gateway::Impl final : PeerHandler {
     result["requestState"] = sealer.seal(std::move(claims), approval_ttl);
     call.input_required = std::move(result);
     call.input_message = "the MCP server asked the client for input (an input_required result)";
+    call.open_questions = std::move(begun);
     return ToolOutput::failure(call.input_message);
+  }
+
+  // The questions begun for a call whose input_required result is not what
+  // its client gets (a hook replaced it, the call failed): nothing will
+  // answer them.
+  void close_open_questions(ClientCall& call) noexcept {
+    for (const auto& id : call.open_questions)
+      close_question(id, "the call ended without passing its questions on");
+    call.open_questions.clear();
   }
 
   // The claims of a retry's sealed state when it is the gateway's state
@@ -1307,6 +1379,8 @@ struct Gateway::Impl final : PeerHandler {
       return std::nullopt;
     }
     RetryAnswers out;
+    if (const auto* r = claims->if_contains("round"); r && r->is_int64())
+      call.question_round = static_cast<int>(r->get_int64());
     if (const auto* s = claims->if_contains("server_state"); s && s->is_string())
       out.server_state = std::string(s->get_string());
     const auto* given = call.params.if_contains("inputResponses");
@@ -1375,7 +1449,9 @@ struct Gateway::Impl final : PeerHandler {
       return output_of(a, to, {method, method, method + " was not sent"}, *signal, call.get(),
                        [&](const json::object& r) { return output_from_response(r, g->method); });
     };
-    if (!server_modern || &to != &server) {
+    // Only prompts/get and resources/read may be answered with questions.
+    if (!server_modern || &to != &server ||
+        (method != "prompts/get" && method != "resources/read")) {
       auto a =
           to.request_text_and_wait(method, params, *ctx.signal, call ? &call->waiting : nullptr);
       return finish(a);

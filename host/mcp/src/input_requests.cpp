@@ -43,6 +43,11 @@ InputRequired read_input_required(const json::object& result, std::string_view r
       map_text = std::string(span->value.of(result_text));
   for (const auto& kv : requests->get_object()) {
     const std::string key(kv.key());
+    // The gateway's own questions are named so (its approval): a server's
+    // question must not pose as one.
+    if (key.starts_with("toolgate/"))
+      throw std::invalid_argument("its input request \"" + key +
+                                  "\" is named like one of toolgate's own questions");
     const auto* q = kv.value().if_object();
     const auto* method = q ? q->if_contains("method") : nullptr;
     if (!method || !method->is_string())

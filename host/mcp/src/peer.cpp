@@ -357,7 +357,7 @@ void Peer::add_result_members(Message& m, const json::object& members,
   }
 }
 
-std::string Peer::incomplete_result(const Message& m, std::string_view method) const {
+std::string Peer::incomplete_result(const Message& m, std::string_view method, bool own) const {
   if (!modern_) return {};
   const auto* result = m.body.if_contains("result");
   const auto* type =
@@ -367,7 +367,7 @@ std::string Peer::incomplete_result(const Message& m, std::string_view method) c
   // The gateway takes the questions of the requests that may ask them
   // (input_requests.hpp): its bodies of tools/call, prompts/get and
   // resources/read.
-  if (type->is_string() && type->get_string() == "input_required" &&
+  if (type->is_string() && type->get_string() == "input_required" && own &&
       (method == "tools/call" || method == "prompts/get" || method == "resources/read"))
     return {};
   return name_ + " answered " + std::string(method) + " with a result of type " + text_of(*type) +
@@ -384,7 +384,8 @@ void Peer::on_response(Message& m) {
                   text_of(m.id()));
     return;
   }
-  if (auto why = incomplete_result(m, p->method); !why.empty()) {
+  if (auto why = incomplete_result(m, p->method, p->kind == PendingRequest::Kind::own);
+      !why.empty()) {
     spdlog::warn("{}", why);
     json::object error = make_error(m.id(), rpc_error::internal_error, why);
     error["error"].as_object()["data"] = json::object{{std::string(unusable_answer_mark), true}};

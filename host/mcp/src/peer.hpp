@@ -196,7 +196,8 @@ class Peer {
   // A request to this peer, in the envelope it needs.
   bool send_request_text(std::string text, const RequestEnvelope* envelope = nullptr);
   // speak_modern: why a response's result cannot be used, or "".
-  std::string incomplete_result(const Message& m, std::string_view method) const;
+  // `own`: a request of the gateway's (whose caller takes questions).
+  std::string incomplete_result(const Message& m, std::string_view method, bool own) const;
   // An answer over the size limit or that does not parse still ends the
   // request it answers (found by EnvelopeScanner): its originator gets a
   // JSON-RPC error now instead of waiting for its deadline.

@@ -48,6 +48,11 @@ void ServerTools::mark_stale() {
   stale_ = true;
 }
 
+bool ServerTools::ready(const std::string& tool) {
+  std::lock_guard lock(mutex_);
+  return !stale_ && known_.count(tool);
+}
+
 void ServerTools::ensure(const std::string& tool, Peer& server, const Signal& signal,
                          SlotWaker* waker) {
   auto need = [&] {

@@ -49,6 +49,9 @@ class ServerTools {
   // Before a call of `tool`: when it was not seen listed or the list
   // changed, lists every page from `server` first (one refresh at a time).
   void ensure(const std::string& tool, Peer& server, const Signal& signal, SlotWaker* waker);
+  // Whether ensure(tool) would return at once (the tool is listed, and the
+  // list is current).
+  bool ready(const std::string& tool);
   // Before a run_code call: the server's tools are its bindings, so they
   // are listed first when they never were or the list changed.
   void ensure_listed(Peer& server, const Signal& signal, SlotWaker* waker);

@@ -1,5 +1,7 @@
 #include "worker_pool.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <system_error>
 
 namespace toolgate::mcp {
@@ -48,7 +50,15 @@ void WorkerPool::loop(std::size_t id) {
     auto task = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
-    task();
+    // A task that throws must not end the process (std::thread would call
+    // std::terminate): its own code answers for its call; this only logs.
+    try {
+      task();
+    } catch (const std::exception& e) {
+      spdlog::error("a gateway worker's task failed: {}", e.what());
+    } catch (...) {
+      spdlog::error("a gateway worker's task failed");
+    }
     lock.lock();
   }
 }
