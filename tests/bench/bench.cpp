@@ -7,7 +7,8 @@
 //   BM_TypicalStack/<args>  3 pre, 5 guards, 2 wrappers, 2 post, 1 observer,
 //                           all .so plugins; ~200 B and ~64 KiB arguments;
 //                           1 and 2 threads
-//   BM_OneHook/<kind>       one plugin hook of one kind (per-hook cost)
+//   BM_HookSlope/<kind>/<n> 0, 1, 5, 20 and 50 plugin hooks of one kind: the
+//                           cost of one more hook is the fitted line's slope
 //   BM_Guard/<plugin>       each production guard on realistic arguments
 //   BM_SpawnHookProcess     the same decision made by spawning a process
 //   BM_McpToolsCall         one MCP tools/call, directly vs through `toolgate mcp`
@@ -191,17 +192,25 @@ void BM_TypicalStack_Large(benchmark::State& state) {
 }
 BENCHMARK(BM_TypicalStack_Large);
 
-// ---- cost per hook of each kind: one hook, minus BM_PipelineEmpty ------------------
-void BM_OneHook(benchmark::State& state, const char* kind, const char* key) {
-  auto host = host_with({plugin_entry(std::string("bench.") + kind,
-                                      bench_plugin(std::string("bench_") + kind), {{key, 1}})});
+// ---- cost per hook from the slope over 0/1/5/20/50 hooks of one kind ----------------
+// (report.py fits a line over the five points: its slope is the cost of one
+// more hook.  Two medians subtracted -- one hook minus none -- moved with
+// the machine's speed by more than a hook costs, and came out negative.)
+void BM_HookSlope(benchmark::State& state, const char* kind, const char* key) {
+  const auto n = state.range(0);
+  auto host =
+      n == 0 ? host_with({})
+             : host_with({plugin_entry(std::string("bench.") + kind,
+                                       bench_plugin(std::string("bench_") + kind), {{key, n}})});
   run_calls(state, *host, small_call());
 }
-BENCHMARK_CAPTURE(BM_OneHook, pre_execute, "pre", "pre");
-BENCHMARK_CAPTURE(BM_OneHook, guard, "guard", "guards");
-BENCHMARK_CAPTURE(BM_OneHook, execute_wrapper, "wrapper", "wrappers");
-BENCHMARK_CAPTURE(BM_OneHook, post_execute, "post", "post");
-BENCHMARK_CAPTURE(BM_OneHook, result_observer, "observer", "observers");
+#define TOOLGATE_SLOPE(NAME, KIND, KEY) \
+  BENCHMARK_CAPTURE(BM_HookSlope, NAME, KIND, KEY)->Arg(0)->Arg(1)->Arg(5)->Arg(20)->Arg(50)
+TOOLGATE_SLOPE(pre_execute, "pre", "pre");
+TOOLGATE_SLOPE(guard, "guard", "guards");
+TOOLGATE_SLOPE(execute_wrapper, "wrapper", "wrappers");
+TOOLGATE_SLOPE(post_execute, "post", "post");
+TOOLGATE_SLOPE(result_observer, "observer", "observers");
 
 // ---- each production guard, on arguments it must inspect --------------------------
 // Each guard's call has its own arguments, so each is measured twice: with

@@ -37,13 +37,17 @@ if t2 in counters:
     ips1, ips2 = counters[t1]["items_per_second"], counters[t2]["items_per_second"]
     rows.append(("typical stack, 2 threads (throughput)", f"{ips2 / 1000:.0f} k calls/s", f"{ips2 / ips1:.2f}× one thread's {ips1 / 1000:.0f} k/s", ""))
 spawn = ns("BM_SpawnHookProcess", real=True)
-per_hook = {}
+# The cost of one more hook: the least-squares slope over 0/1/5/20/50 hooks.
 for kind in ["pre_execute", "guard", "execute_wrapper", "post_execute", "result_observer"]:
-    name = f"BM_OneHook/{kind}"
-    if name in median:
-        per_hook[kind] = max(ns(name) - empty, 1.0)
-        rows.append((f"one {kind.replace('_', '-')} hook (cost over the empty pipeline)", fmt(per_hook[kind]),
-                     f"{spawn / per_hook[kind]:,.0f}× cheaper than spawning a hook process; {30000 / per_hook[kind]:,.0f}× cheaper than a 30 µs Python hook", ""))
+    points = [(n, ns(f"BM_HookSlope/{kind}/{n}")) for n in (0, 1, 5, 20, 50)
+              if f"BM_HookSlope/{kind}/{n}" in median]
+    if len(points) < 2:
+        continue
+    mx = sum(p[0] for p in points) / len(points)
+    my = sum(p[1] for p in points) / len(points)
+    slope = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
+    rows.append((f"one more {kind.replace('_', '-')} hook (slope over 0/1/5/20/50 hooks)", fmt(slope),
+                 f"{fmt(points[-1][1])} with 50", ""))
 for g in ["guard_paths", "guard_commands", "guard_secrets", "rate_limit"]:
     name = f"BM_Guard/{g}"
     if name in median:
