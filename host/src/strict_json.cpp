@@ -25,7 +25,13 @@ class Handler {
   static constexpr std::size_t max_key_size = json::string::max_size();
   static constexpr std::size_t max_string_size = json::string::max_size();
 
-  Handler(unsigned char* temp, std::size_t temp_size) : st(json::storage_ptr(), temp, temp_size) {}
+  Handler(unsigned char* temp, std::size_t temp_size) : st(json::storage_ptr(), temp, temp_size) {
+    // A typical call's keys fit without growing: a few allocations per
+    // parse instead of one per key.
+    key_chars_.reserve(256);
+    keys_.reserve(32);
+    frames_.reserve(8);
+  }
 
   json::value_stack st;
 
@@ -56,7 +62,11 @@ class Handler {
       ec = json::error::syntax;  // stops the parser; `duplicate` says why
       return false;
     }
-    keys_.resize(frames_.back().first_key);
+    // The closed object's keys are the last ones, and their characters the
+    // last in key_chars_.
+    const std::size_t first = frames_.back().first_key;
+    if (first < keys_.size()) key_chars_.resize(keys_[first].offset);
+    keys_.resize(first);
     frames_.pop_back();
     st.push_object(n);
     return true;
@@ -72,15 +82,19 @@ class Handler {
     return true;
   }
   bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
-    key_.append(s.data(), s.size());
+    key_chars_.append(s.data(), s.size());
+    key_part_ += s.size();
     st.push_chars(s);
     return true;
   }
   bool on_key(json::string_view s, std::size_t, json::error_code&) {
-    key_.append(s.data(), s.size());
-    if (locating && frames_.back().ordinal == duplicate_object && key_ == duplicate_key) ++found;
-    keys_.push_back(std::move(key_));
-    key_.clear();
+    const std::size_t offset = key_chars_.size() - key_part_;
+    key_chars_.append(s.data(), s.size());
+    keys_.push_back({offset, key_part_ + s.size()});
+    key_part_ = 0;
+    if (locating && frames_.back().ordinal == duplicate_object &&
+        key(keys_.size() - 1) == duplicate_key)
+      ++found;
     ++frames_.back().count;
     st.push_key(s);
     return true;
@@ -155,19 +169,25 @@ class Handler {
     if (!frames_.empty() && !frames_.back().object) ++frames_.back().count;
   }
 
+  // The i-th open key.
+  std::string_view key(std::size_t i) const {
+    return std::string_view(key_chars_).substr(keys_[i].offset, keys_[i].size);
+  }
+
   bool has_duplicate(std::size_t first) {
     const std::size_t n = keys_.size() - first;
     if (n < 2) return false;
     if (n <= 16) {
       for (std::size_t i = first; i < keys_.size(); ++i)
         for (std::size_t j = i + 1; j < keys_.size(); ++j)
-          if (keys_[i] == keys_[j]) {
-            duplicate_key = keys_[i];
+          if (key(i) == key(j)) {
+            duplicate_key = std::string(key(i));
             return true;
           }
       return false;
     }
-    sorted_.assign(keys_.begin() + static_cast<std::ptrdiff_t>(first), keys_.end());
+    sorted_.clear();
+    for (std::size_t i = first; i < keys_.size(); ++i) sorted_.push_back(key(i));
     std::sort(sorted_.begin(), sorted_.end());
     auto it = std::adjacent_find(sorted_.begin(), sorted_.end());
     if (it == sorted_.end()) return false;
@@ -184,17 +204,23 @@ class Handler {
       // -Wrestrict (a false positive in operator+(const char*, string&&)).
       out += '/';
       if (f.object)
-        out += pointer_token(keys_[f.first_key + f.count - 1]);
+        out += pointer_token(key(f.first_key + f.count - 1));
       else
         out += std::to_string(f.count - 1);
     }
     return out;
   }
 
-  std::vector<std::string> keys_;  // the keys of every open object, outermost first
+  // The keys of every open object, outermost first: their characters one
+  // after another in key_chars_ (a closed object's are the last, and go).
+  struct KeyRef {
+    std::size_t offset, size;
+  };
+  std::string key_chars_;
+  std::vector<KeyRef> keys_;
+  std::size_t key_part_ = 0;  // characters of the key being read, so far
   std::vector<Frame> frames_;
   std::vector<std::string_view> sorted_;
-  std::string key_;
   std::size_t objects_seen_ = 0;
 };
 

@@ -22,8 +22,11 @@ TEST(StrictJson, ParsesWhatBoostParses) {
   const std::string texts[] = {
       R"({"a":1,"b":[1,2,{"a":1,"b":2}],"c":{"a":{"a":null}},"d":"x\u0000y","e":-0.5})", "[]", "{}",
       "\"s\"", "1e300", "18446744073709551615", "true",
-      // Equal keys in different objects are no duplicate.
-      R"([{"k":1},{"k":2}])"};
+      // Equal keys in different objects are no duplicate, a closed
+      // object's keys included (escaped or not).
+      R"([{"k":1},{"k":2}])",
+      R"({"a":{"x":1,"a-long-key-past-sso":2},"a-long-key-past-sso":3,"x":4})",
+      R"({"o":{"pq":1},"pq":{"pq":1}})"};
   for (const auto& t : texts) {
     StrictJsonError e;
     auto v = parse_strict(t, {}, &e);
@@ -54,6 +57,13 @@ TEST(StrictJson, NamesTheObjectHoldingTheDuplicate) {
   EXPECT_EQ(e.column, 41u);
   // Pointer tokens are escaped (RFC 6901).
   EXPECT_EQ(refused(R"({"a/b~":{"x":1,"x":1}})").pointer, "/a~1b~0");
+}
+
+TEST(StrictJson, AClosedObjectsKeysDoNotHideOrFakeADuplicate) {
+  auto e = refused(R"({"o":{"p\u0071":1,"r":2},"k":{"pq":1,"s":0,"pq":2}})");
+  EXPECT_EQ(e.key, "pq");
+  EXPECT_EQ(e.pointer, "/k");
+  EXPECT_EQ(refused(R"({"a":{"b":{"c":1}},"d":1,"d":2})").pointer, "");
 }
 
 TEST(StrictJson, ComparesKeysAfterUnescaping) {
