@@ -25,6 +25,8 @@ packages=(
   python3-jsonschema  # tests: sample manifests validate against the schema
   libre2-dev          # RE2: linear-time regexes for plugins/ (policy, secret detectors)
   libseccomp-dev      # Code Mode's sandbox: the filter that stops a script starting processes
+  libhiredis-dev      # rate-limit's buckets shared by replicas in Redis
+  redis-server        # tests: the rate limit across replicas, against a real store
   bubblewrap          # Code Mode's sandbox (tests run scripts under it)
   dpkg-dev            # cpack .deb: dpkg-shlibdeps computes the runtime Depends
   file                # cpack .deb: finds the ELF files to run dpkg-shlibdeps on

@@ -8,13 +8,22 @@
 // Counters live in memory.  A hot reload of this plugin hands them to the new
 // instance (export_state / import_state, ABI 1.1): limits are matched by
 // name and `per`; a host restart starts with full buckets.
+//
+// With "store": {"redis": "HOST:PORT", ...} the buckets live in Redis
+// instead (redis_buckets.hpp), shared by every instance configured with the
+// same store and prefix -- replicas of a gateway then share each limit
+// rather than each allowing the whole rate.  When the store cannot answer,
+// the call is denied, saying why, unless "on_error" is "allow".
+#include "redis_buckets.hpp"
 #include "token_bucket.hpp"
 
 #include "../common/config.hpp"
 
 #include <toolgate/plugin.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -40,11 +49,19 @@ class RateLimit {
               "count": {"type": "number", "minimum": 1e-9, "maximum": 1e9},
               "seconds": {"type": "number", "minimum": 1e-6, "maximum": 1e9},
               "burst": {"type": "number", "minimum": 1, "maximum": 1e9}}}},
-          "max_sessions": {"type": "integer", "minimum": 1, "maximum": 10000000}}})json";
+          "max_sessions": {"type": "integer", "minimum": 1, "maximum": 10000000},
+          "store": {"type": "object", "additionalProperties": false, "required": ["redis"],
+            "properties": {
+              "redis": {"type": "string"},
+              "password_file": {"type": "string"},
+              "prefix": {"type": "string"},
+              "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 60000},
+              "on_error": {"enum": ["deny", "allow"]}}}}})json";
 
   explicit RateLimit(sdk::Init& init) {
     ConfigObject c(init.config(), "");
-    c.only({"limits", "max_sessions"});
+    c.only({"limits", "max_sessions", "store"});
+    if (c.has("store")) read_store(c.object("store"));
     const auto max_sessions =
         static_cast<std::size_t>(c.integer("max_sessions", 10000, 1, 10000000));
     const auto& limits = c.array("limits");
@@ -117,7 +134,82 @@ class RateLimit {
   }
 
  private:
+  // "store": {"redis": "HOST:PORT", "password_file", "prefix", "timeout_ms", "on_error"}.
+  void read_store(const ConfigObject& s) {
+    s.only({"redis", "password_file", "prefix", "timeout_ms", "on_error"});
+    RedisBuckets::Options o;
+    const std::string address = s.string("redis");
+    const auto colon = address.rfind(':');
+    char* end = nullptr;
+    const long port =
+        colon == std::string::npos ? 0 : std::strtol(address.c_str() + colon + 1, &end, 10);
+    if (colon == std::string::npos || colon == 0 || !end || *end != '\0' || port < 1 ||
+        port > 65535)
+      throw ConfigError("/store/redis",
+                        "write the store's address as HOST:PORT, e.g. "
+                        "\"127.0.0.1:6379\" (got \"" +
+                            address + "\")");
+    o.host = address.substr(0, colon);
+    o.port = static_cast<int>(port);
+    o.timeout = std::chrono::milliseconds(s.integer("timeout_ms", 250, 1, 60000));
+    if (s.has("password_file")) {
+      const std::string file = s.string("password_file");
+      std::FILE* f = std::fopen(file.c_str(), "rb");
+      if (!f)
+        throw ConfigError("/store/password_file",
+                          "cannot read " + file + ": " + std::strerror(errno) +
+                              " (a file holding the store's password, readable by this process)");
+      char buf[512];
+      const std::size_t n = std::fread(buf, 1, sizeof buf, f);
+      std::fclose(f);
+      o.password.assign(buf, n);
+      while (!o.password.empty() && (o.password.back() == '\n' || o.password.back() == '\r'))
+        o.password.pop_back();
+    }
+    prefix_ = s.string("prefix", std::string("toolgate:rate-limit:"));
+    fail_open_ = s.choice("on_error", std::string("deny"), {"deny", "allow"}) == "allow";
+    store_ = std::make_unique<RedisBuckets>(std::move(o));
+  }
+
+  // The store's key of a limit's bucket: the name length-prefixed, so that
+  // no limit name and session id pair can spell another's key.
+  std::string key_of(const Limit& l, std::string_view session) const {
+    std::string key = prefix_ + std::to_string(l.name().size()) + ":" + l.name();
+    if (l.per_session()) key.append(":").append(session);
+    return key;
+  }
+
+  sdk::GuardVerdict check_in_store(std::string_view tool, std::string_view session) const {
+    std::vector<RedisBuckets::Take> takes;
+    std::vector<const Limit*> which;
+    for (const auto& l : limits_)
+      if (l->applies(tool)) {
+        takes.push_back({key_of(*l, session), l->rate(), l->burst()});
+        which.push_back(l.get());
+      }
+    if (takes.empty()) return sdk::GuardVerdict::abstain();
+    const auto o = store_->take_all(takes);
+    if (!o.ok) {
+      if (fail_open_) return sdk::GuardVerdict::abstain();
+      return sdk::GuardVerdict::deny("rate limit store " + store_->where() + " did not answer (" +
+                                     o.error + "); " + std::string(tool) +
+                                     " denied: the limit cannot be checked, and the store's "
+                                     "on_error is \"deny\"");
+    }
+    if (o.wait <= 0) return sdk::GuardVerdict::abstain();
+    return exceeded(*which.at(o.limiting), tool, o.wait);
+  }
+
+  static sdk::GuardVerdict exceeded(const Limit& l, std::string_view tool, double wait) {
+    char when[32];
+    std::snprintf(when, sizeof when, "%.2f", wait);
+    return sdk::GuardVerdict::deny("rate limit \"" + l.name() + "\" (" + l.describe() +
+                                   ") exceeded by " + std::string(tool) +
+                                   "; the next call is allowed in " + when + " s");
+  }
+
   sdk::GuardVerdict check(const sdk::Call& call) const {
+    if (store_) return check_in_store(call.tool(), call.session_id());
     const auto now = Clock::now();
     const std::string_view tool = call.tool(), session = call.session_id();
     for (std::size_t i = 0; i < limits_.size(); ++i) {
@@ -127,16 +219,15 @@ class RateLimit {
       if (wait <= 0) continue;
       for (std::size_t k = 0; k < i; ++k)
         if (limits_[k]->applies(tool)) limits_[k]->refund(session);
-      char when[32];
-      std::snprintf(when, sizeof when, "%.2f", wait);
-      return sdk::GuardVerdict::deny("rate limit \"" + l.name() + "\" (" + l.describe() +
-                                     ") exceeded by " + std::string(tool) +
-                                     "; the next call is allowed in " + when + " s");
+      return exceeded(l, tool, wait);
     }
     return sdk::GuardVerdict::abstain();
   }
 
   std::vector<std::unique_ptr<Limit>> limits_;
+  std::unique_ptr<RedisBuckets> store_;  // null: the buckets are in memory
+  std::string prefix_;
+  bool fail_open_ = false;
 };
 
 }  // namespace

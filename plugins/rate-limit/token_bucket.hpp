@@ -33,6 +33,8 @@ class Limit {
   void refund(std::string_view session);
   std::string describe() const;  // "10 per 60 s per session"
   bool per_session() const { return per_session_; }
+  double rate() const { return rate_; }  // tokens per second
+  double burst() const { return burst_; }
 
   // State handoff (hot reload).  export_state refills every bucket to `now`
   // and returns {"name", "per", "tokens", "sessions": [[id, tokens,

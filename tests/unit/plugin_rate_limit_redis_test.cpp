@@ -1,0 +1,191 @@
+// plugins/rate-limit with its buckets in Redis: three replicas (three hosts,
+// each loading the plugin) share one limit through a real redis-server that
+// the test starts on a loopback port; the store killed mid-run denies, with
+// the reason, and serves again when it is back.
+#include "library_support.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+extern char** environ;
+
+using namespace tgtest;
+
+namespace {
+
+// A free loopback port (bound, then released for the server to take).
+int free_port() {
+  int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(s);
+  return ntohs(a.sin_port);
+}
+
+bool accepts(int port) {
+  int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = ::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(s);
+  return ok;
+}
+
+// A redis-server of the test's own, on 127.0.0.1 only, keeping nothing on disk.
+class RedisServer {
+ public:
+  explicit RedisServer(int port) : port_(port) { start(); }
+  ~RedisServer() { stop(); }
+  bool available() const { return pid_ > 0; }
+  void start() {
+    const std::string p = std::to_string(port_);
+    std::vector<std::string> args = {"redis-server", "--port",     p,        "--bind",
+                                     "127.0.0.1",    "--save",     "",       "--appendonly",
+                                     "no",           "--loglevel", "warning"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    // Its log (start-up banners, warnings) is not the test's output.
+    posix_spawn_file_actions_t quiet;
+    posix_spawn_file_actions_init(&quiet);
+    posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+    const int rc = ::posix_spawnp(&pid_, "redis-server", &quiet, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&quiet);
+    if (rc != 0) {
+      pid_ = 0;
+      return;
+    }
+    for (int i = 0; i < 500 && !accepts(port_); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = 0;
+  }
+  int port() const { return port_; }
+
+ private:
+  int port_;
+  pid_t pid_ = 0;
+};
+
+bool have_redis() { return std::system("command -v redis-server >/dev/null 2>&1") == 0; }
+
+ToolResult call_in(Fixture& f, const std::string& session) {
+  ToolCall c;
+  c.identity.tool = "echo";
+  c.identity.session_id = session;
+  c.arguments = json::object{};
+  return f.host.call(std::move(c));
+}
+
+json::object config(int port, json::object limit, json::object store_extra = {}) {
+  json::object store{{"redis", "127.0.0.1:" + std::to_string(port)},
+                     {"prefix", "tg-test-" + std::to_string(::getpid()) + ":"}};
+  for (const auto& kv : store_extra) store[kv.key()] = kv.value();
+  return {{"limits", json::array{std::move(limit)}}, {"store", std::move(store)}};
+}
+
+}  // namespace
+
+#define REQUIRE_REDIS()                                                                     \
+  if (!have_redis())                                                                        \
+  GTEST_SKIP() << "redis-server is not installed (packaging/install-deps.sh installs it); " \
+                  "the shared rate limit is not tested"
+
+TEST(RateLimitRedis, ThreeReplicasShareOneLimit) {
+  REQUIRE_REDIS();
+  RedisServer redis(free_port());
+  ASSERT_TRUE(redis.available());
+  LibraryFixture replicas[3];
+  for (auto& r : replicas)
+    r.load("rate-limit",
+           config(redis.port(),
+                  {{"name", "shared"}, {"per", "global"}, {"count", 5}, {"seconds", 3600}}));
+  int allowed = 0;
+  std::string denial;
+  for (int i = 0; i < 15; ++i) {
+    auto r = call_in(replicas[i % 3], "s");
+    if (!r.is_error)
+      ++allowed;
+    else
+      denial = r.error->message;
+  }
+  EXPECT_EQ(allowed, 5) << "a limit of 5 holds for the sum across three replicas";
+  EXPECT_TRUE(has(denial, "rate limit \"shared\" (5 per 3600 s) exceeded by echo")) << denial;
+  EXPECT_EQ(*replicas[0].body_runs + *replicas[1].body_runs + *replicas[2].body_runs, 5);
+}
+
+TEST(RateLimitRedis, PerSessionBucketsAreSharedPerSession) {
+  REQUIRE_REDIS();
+  RedisServer redis(free_port());
+  LibraryFixture a, b;
+  for (auto* f : {&a, &b})
+    f->load("rate-limit", config(redis.port(), {{"count", 1}, {"seconds", 3600}}));
+  EXPECT_FALSE(call_in(a, "s1").is_error);
+  EXPECT_EQ(code_of(call_in(b, "s1")), "denied");  // the same session, on the other replica
+  EXPECT_FALSE(call_in(b, "s2").is_error);         // another session has its own bucket
+}
+
+TEST(RateLimitRedis, AStoreThatIsDownDeniesSayingWhyAndServesWhenBack) {
+  REQUIRE_REDIS();
+  const int port = free_port();
+  RedisServer redis(port);
+  LibraryFixture f;
+  f.load("rate-limit", config(port, {{"count", 1000}, {"seconds", 1}}, {{"timeout_ms", 200}}));
+  EXPECT_FALSE(call_in(f, "s").is_error);
+  redis.stop();
+  auto down = call_in(f, "s");
+  EXPECT_EQ(code_of(down), "denied");
+  EXPECT_TRUE(has(down.error->message,
+                  "rate limit store redis://127.0.0.1:" + std::to_string(port) + " did not answer"))
+      << down.error->message;
+  EXPECT_TRUE(has(down.error->message, "on_error is \"deny\"")) << down.error->message;
+  EXPECT_EQ(*f.body_runs, 1) << "nothing ran while the limit could not be checked";
+  redis.start();
+  ASSERT_TRUE(redis.available());
+  EXPECT_FALSE(call_in(f, "s").is_error) << "the store is reached again without a restart";
+}
+
+TEST(RateLimitRedis, OnErrorAllowLetsCallsThroughWhenTheStoreIsDown) {
+  REQUIRE_REDIS();
+  LibraryFixture f;
+  // Nothing listens on this port.
+  f.load("rate-limit", config(free_port(), {{"count", 1}, {"seconds", 3600}},
+                              {{"on_error", "allow"}, {"timeout_ms", 100}}));
+  EXPECT_FALSE(call_in(f, "s").is_error);
+  EXPECT_FALSE(call_in(f, "s").is_error);
+}
+
+TEST(RateLimitRedis, BadStoreConfigs) {
+  LibraryFixture f;
+  std::string e = f.config_error(
+      "rate-limit", {{"limits", json::array{json::object{{"count", 1}, {"seconds", 1}}}},
+                     {"store", json::object{{"redis", "localhost"}}}});
+  EXPECT_TRUE(has(e, "/plugins/0/config/store/redis")) << e;
+  EXPECT_TRUE(has(e, "HOST:PORT")) << e;
+  LibraryFixture g;
+  e = g.config_error(
+      "rate-limit",
+      {{"limits", json::array{json::object{{"count", 1}, {"seconds", 1}}}},
+       {"store", json::object{{"redis", "127.0.0.1:6379"}, {"password_file", "/nonexistent/pw"}}}});
+  EXPECT_TRUE(has(e, "/plugins/0/config/store/password_file")) << e;
+  EXPECT_TRUE(has(e, "cannot read /nonexistent/pw")) << e;
+}
