@@ -54,6 +54,10 @@ for g in ["guard_paths", "guard_commands", "guard_secrets", "rate_limit"]:
         none = f"BM_GuardNone/{g}"
         extra = f"{ns(name) - ns(none):+.0f} ns over the same call through the empty pipeline" if none in median else ""
         rows.append((f"production guard {g.replace('_', '-')} (whole call)", fmt(ns(name)), extra, f'{counters[name].get("allocs", 0):.0f}'))
+redis = "BM_RateLimitRedis/real_time"
+if redis in median and "BM_Guard/rate_limit" in median:
+    rows.append(("rate-limit with its buckets in Redis on loopback (whole call, wall clock)", fmt(ns(redis, real=True)),
+                 f"+{fmt(ns(redis, real=True) - ns('BM_Guard/rate_limit', real=True))} over the same limit in memory", f'{counters[redis].get("allocs", 0):.0f}'))
 rows.append(("spawning a compiled hook process per call (wall clock)", fmt(spawn), "the comparison point", ""))
 mcp0, mcp1 = "BM_McpToolsCall/through_gateway:0/real_time", "BM_McpToolsCall/through_gateway:1/real_time"
 if mcp0 in median and mcp1 in median:
