@@ -75,6 +75,16 @@ class RateLimit {
       double count = l.number("count", std::nullopt, 1e-9, 1e9);
       double seconds = l.number("seconds", std::nullopt, 1e-6, 1e9);
       double burst = l.number("burst", std::max(1.0, count), 1.0, 1e9);
+      // In a store a limit's bucket is found by its name: two limits of one
+      // name would share a bucket (one refilling what the other counts).
+      if (store_)
+        for (std::size_t k = 0; k < limits_.size(); ++k)
+          if (limits_[k]->name() == name)
+            throw ConfigError("/limits/" + std::to_string(i) + "/name",
+                              "the limit name \"" + name + "\" is used by /limits/" +
+                                  std::to_string(k) +
+                                  " too; with a store each limit needs a name of its own (its "
+                                  "bucket in the store is found by it)");
       limits_.push_back(std::make_unique<Limit>(
           std::move(name), NameGlobs(l.strings("tools", std::vector<std::string>{})), per_session,
           count, seconds, burst, max_sessions));

@@ -11,8 +11,10 @@
 // The connection (hiredis) is one per plugin instance, used under a mutex,
 // with a timeout on connect and on every reply.  A failure -- no
 // connection, a timeout, an error reply -- is reported to the caller, which
-// decides (fail closed by default: rate_limit.cpp); the next call connects
-// again.
+// decides (fail closed by default: rate_limit.cpp).  After a failure the
+// store is not tried again for one timeout: calls meanwhile fail at once
+// with the same reason instead of each waiting out the timeout in turn
+// (they would queue on the connection's mutex).
 #pragma once
 
 #include <chrono>
@@ -57,11 +59,16 @@ class RedisBuckets {
  private:
   bool connect_locked(std::string* why);
   void drop_locked();
+  // Drops the connection and does not try the store again for a timeout.
+  void fail_locked(const std::string& why);
 
   Options options_;
   std::mutex mutex_;
   redisContext* context_ = nullptr;
   std::string script_sha_;
+  // After a failed connection: not tried again before this, and why.
+  std::chrono::steady_clock::time_point retry_after_{};
+  std::string last_failure_;
 };
 
 }  // namespace tgp::ratelimit

@@ -70,8 +70,16 @@ class RedisServer {
       pid_ = 0;
       return;
     }
-    for (int i = 0; i < 500 && !accepts(port_); ++i)
+    // Ours, and listening: a port another process took in between fails
+    // the test instead of testing someone else's server.
+    for (int i = 0; i < 500 && !accepts(port_); ++i) {
+      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        pid_ = 0;
+        return;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (!accepts(port_)) stop();
   }
   void stop() {
     if (pid_ <= 0) return;
@@ -88,9 +96,9 @@ class RedisServer {
 
 bool have_redis() { return std::system("command -v redis-server >/dev/null 2>&1") == 0; }
 
-ToolResult call_in(Fixture& f, const std::string& session) {
+ToolResult call_in(Fixture& f, const std::string& session, const std::string& tool = "echo") {
   ToolCall c;
-  c.identity.tool = "echo";
+  c.identity.tool = tool;
   c.identity.session_id = session;
   c.arguments = json::object{};
   return f.host.call(std::move(c));
@@ -136,6 +144,7 @@ TEST(RateLimitRedis, ThreeReplicasShareOneLimit) {
 TEST(RateLimitRedis, PerSessionBucketsAreSharedPerSession) {
   REQUIRE_REDIS();
   RedisServer redis(free_port());
+  ASSERT_TRUE(redis.available());
   LibraryFixture a, b;
   for (auto* f : {&a, &b})
     f->load("rate-limit", config(redis.port(), {{"count", 1}, {"seconds", 3600}}));
@@ -149,7 +158,8 @@ TEST(RateLimitRedis, AStoreThatIsDownDeniesSayingWhyAndServesWhenBack) {
   const int port = free_port();
   RedisServer redis(port);
   LibraryFixture f;
-  f.load("rate-limit", config(port, {{"count", 1000}, {"seconds", 1}}, {{"timeout_ms", 200}}));
+  ASSERT_TRUE(redis.available());
+  f.load("rate-limit", config(port, {{"count", 1000}, {"seconds", 1}}, {{"timeout_ms", 1000}}));
   EXPECT_FALSE(call_in(f, "s").is_error);
   redis.stop();
   auto down = call_in(f, "s");
@@ -159,9 +169,44 @@ TEST(RateLimitRedis, AStoreThatIsDownDeniesSayingWhyAndServesWhenBack) {
       << down.error->message;
   EXPECT_TRUE(has(down.error->message, "on_error is \"deny\"")) << down.error->message;
   EXPECT_EQ(*f.body_runs, 1) << "nothing ran while the limit could not be checked";
+  // Within a timeout of the failure the store is not tried again: the
+  // next call is denied at once, with the same reason.
+  auto again = call_in(f, "s");
+  EXPECT_EQ(code_of(again), "denied");
+  EXPECT_TRUE(has(again.error->message, "not tried again")) << again.error->message;
   redis.start();
   ASSERT_TRUE(redis.available());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // the 1 s timeout has passed
   EXPECT_FALSE(call_in(f, "s").is_error) << "the store is reached again without a restart";
+}
+
+TEST(RateLimitRedis, BucketsRefillOnTheStoresClock) {
+  REQUIRE_REDIS();
+  RedisServer redis(free_port());
+  ASSERT_TRUE(redis.available());
+  LibraryFixture f;
+  f.load("rate-limit", config(redis.port(), {{"count", 20}, {"seconds", 1}, {"burst", 1}}));
+  EXPECT_FALSE(call_in(f, "s").is_error);
+  EXPECT_EQ(code_of(call_in(f, "s")), "denied");
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));  // 20/s: one token per 50 ms
+  EXPECT_FALSE(call_in(f, "s").is_error);
+}
+
+TEST(RateLimitRedis, ADeniedCallTakesNoTokenFromTheOtherLimits) {
+  REQUIRE_REDIS();
+  RedisServer redis(free_port());
+  ASSERT_TRUE(redis.available());
+  LibraryFixture f;
+  f.add_tool("other", 0);
+  json::object c = config(redis.port(), {});
+  c["limits"] = json::array{
+      json::object{{"name", "echo-only"}, {"tools", "echo"}, {"count", 1}, {"seconds", 3600}},
+      json::object{{"name", "all"}, {"count", 2}, {"seconds", 3600}}};
+  f.load("rate-limit", c);
+  EXPECT_FALSE(call_in(f, "s").is_error);         // echo: both limits take one
+  EXPECT_EQ(code_of(call_in(f, "s")), "denied");  // echo-only is empty: "all" keeps its token
+  EXPECT_FALSE(call_in(f, "s", "other").is_error) << "the denied call took a token from \"all\"";
+  EXPECT_EQ(code_of(call_in(f, "s", "other")), "denied");  // and "all" had exactly one left
 }
 
 TEST(RateLimitRedis, OnErrorAllowLetsCallsThroughWhenTheStoreIsDown) {
@@ -188,4 +233,13 @@ TEST(RateLimitRedis, BadStoreConfigs) {
        {"store", json::object{{"redis", "127.0.0.1:6379"}, {"password_file", "/nonexistent/pw"}}}});
   EXPECT_TRUE(has(e, "/plugins/0/config/store/password_file")) << e;
   EXPECT_TRUE(has(e, "cannot read /nonexistent/pw")) << e;
+  // With a store, a limit's bucket is found by its name.
+  LibraryFixture h;
+  e = h.config_error(
+      "rate-limit",
+      {{"limits", json::array{json::object{{"name", "x"}, {"count", 1}, {"seconds", 1}},
+                              json::object{{"name", "x"}, {"count", 2}, {"seconds", 1}}}},
+       {"store", json::object{{"redis", "127.0.0.1:6379"}}}});
+  EXPECT_TRUE(has(e, "/plugins/0/config/limits/1/name")) << e;
+  EXPECT_TRUE(has(e, "a name of its own")) << e;
 }
