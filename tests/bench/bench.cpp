@@ -17,17 +17,14 @@
 //
 // Allocations per call are counted by replacing operator new in this binary
 // ("allocs" counter).
+#include "../support/redis_server.hpp"
+
 #include <toolgate/host.hpp>
 
 #include <benchmark/benchmark.h>
 #include <boost/json.hpp>
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <atomic>
@@ -249,51 +246,10 @@ GUARD_CASE(rate_limit, "rate-limit",
 // A redis-server of the benchmark's own on a loopback port, started once;
 // wall clock (the call waits on the store).  Compare with BM_Guard/rate_limit,
 // the same limit counted in memory.
-struct BenchRedis {
-  int port = 0;
-  pid_t pid = 0;
-  BenchRedis() {
-    int s = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
-    ::close(s);
-    port = ntohs(a.sin_port);
-    std::vector<std::string> args = {
-        "redis-server", "--port", std::to_string(port), "--bind", "127.0.0.1",
-        "--save",       "",       "--appendonly",       "no"};
-    std::vector<char*> argv;
-    for (auto& x : args) argv.push_back(x.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t quiet;
-    posix_spawn_file_actions_init(&quiet);
-    posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
-    if (::posix_spawnp(&pid, "redis-server", &quiet, nullptr, argv.data(), environ) != 0) pid = 0;
-    posix_spawn_file_actions_destroy(&quiet);
-    for (int i = 0; pid && i < 500; ++i) {
-      int c = ::socket(AF_INET, SOCK_STREAM, 0);
-      sockaddr_in to = a;
-      to.sin_port = htons(static_cast<uint16_t>(port));
-      const bool up = ::connect(c, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0;
-      ::close(c);
-      if (up) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-  ~BenchRedis() {
-    if (pid) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-  }
-};
 
 void BM_RateLimitRedis(benchmark::State& state) {
-  static BenchRedis redis;
-  if (!redis.pid) {
+  static tgtest_redis::RedisServer redis(tgtest_redis::free_port());
+  if (!redis.available()) {
     state.SkipWithError("redis-server is not installed (packaging/install-deps.sh installs it)");
     return;
   }
@@ -301,7 +257,7 @@ void BM_RateLimitRedis(benchmark::State& state) {
       "toolgate.rate-limit", library_plugin("rate-limit"),
       json::parse(R"({"limits":[{"name":"all","tools":"*","count":1000000000,"seconds":1}],)"
                   R"("store":{"redis":"127.0.0.1:)" +
-                  std::to_string(redis.port) + R"("}})")
+                  std::to_string(redis.port()) + R"("}})")
           .as_object())});
   run_calls(state, *host, R"({"tool":"greet","session_id":"s","arguments":{"name":"x"}})");
 }

@@ -1001,15 +1001,20 @@ struct Gateway::Impl final : PeerHandler {
     // A tool the server runs only as a task is called as one, and the body
     // waits for that task's result: the pipeline sees the final result.
     const bool server_task = !server_modern && tools.task_required(name);
-    auto round = std::make_shared<InputRound>(
-        InputRound{name, "tools/call",
-                   forward_params(call ? std::string_view(call->params_text) : std::string_view(),
-                                  call ? call->params : no_params, name, ctx.call.arguments,
-                                  server_task, (call && call->modern) || server_modern),
-                   call, ctx.signal, gateway_envelope(answerable(call.get())), ctx.call.arguments,
-                   [this, name, call, signal = ctx.signal](const Answer& a) {
-                     return call_output(a, name, call.get(), *signal);
-                   }});
+    auto round = std::make_shared<InputRound>(InputRound{
+        name, "tools/call",
+        forward_params(call ? std::string_view(call->params_text) : std::string_view(),
+                       call ? call->params : no_params, name, ctx.call.arguments, server_task,
+                       (call && call->modern) || server_modern),
+        call, ctx.signal,
+        // Only a 2026-07-28 server reads an envelope: nothing is built per call for another.
+        server_modern ? gateway_envelope(answerable(call.get())) : RequestEnvelope{},
+        // Named by a sealed state only for a 2026-07-28 client of such a
+        // server (relay_questions): not copied for any other call.
+        call && call->modern && server_modern ? ctx.call.arguments : json::object{},
+        [this, name, call, signal = ctx.signal](const Answer& a) {
+          return call_output(a, name, call.get(), *signal);
+        }});
     std::string params = round->params;
     if (call && call->modern && server_modern) {
       // A retry that answers the server's questions (relay_questions).
