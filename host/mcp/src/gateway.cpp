@@ -1122,10 +1122,13 @@ struct Gateway::Impl final : PeerHandler {
   }
 
   // The call was cancelled while the server's task ran: tell the server to
-  // stop it (the cancelled tasks/result alone does not), waiting at most 2 s.
+  // stop it (the cancelled tasks/result alone does not).  Nothing waits for
+  // the answer, and nothing withdraws the request: a server too busy to
+  // answer in time still gets it (a 2 s wait that then cancelled it left
+  // a loaded server's task running).
   void cancel_server_task(const std::string& task) {
-    auto stop = Signal::make()->child(std::chrono::seconds(2));
-    server.request_and_wait("tasks/cancel", json::object{{"taskId", task}}, *stop);
+    server.request_text_async("tasks/cancel", to_json_text(json::object{{"taskId", task}}),
+                              Signal::make(), nullptr, [](Answer) {});
   }
 
   // ---- a 2026-07-28 server's questions (input_requests.hpp) -------------------------

@@ -162,6 +162,8 @@ const std::vector<Command>& commands() {
        "        [--pins FILE] [--code-mode | --code-mode-only] [--code-sandbox S]\n"
        "        [--tools fs [--workspace DIR]]\n"
        "        [--on-drift block|ask|allow] [--server-protocol P] [--no-strict]\n"
+       "        [--listen [HOST:]PORT [--token-file F] [--allow-origin O,...]\n"
+       "         [--max-connections N] [--http-timeout-ms N]]\n"
        "        -- CMD ARGS...\n"
        "       toolgate mcp pin [--pins FILE] [--server-protocol P] -- CMD ARGS...",
        "MCP gateway: run CMD as an MCP server on stdio and\n"
@@ -191,12 +193,23 @@ const std::vector<Command>& commands() {
        "                                server/discover first and speaks MCP 2026-07-28\n"
        "                                when it can, else 2025-11-25 / 2025-06-18;\n"
        "                                2026-07-28 requires that; legacy skips the probe\n"
+       "  --listen [HOST:]PORT          serve MCP 2026-07-28 clients over Streamable\n"
+       "                                HTTP at /mcp instead of stdio (HOST defaults to\n"
+       "                                127.0.0.1; another address needs --token-file;\n"
+       "                                PORT 0 picks a free one)\n"
+       "  --token-file F                bearer tokens, one per line, in a file only its\n"
+       "                                owner can read; every request needs one\n"
+       "  --allow-origin O,...          browser origins allowed besides the listener's own\n"
+       "  --max-connections N           open connections at most (default 256)\n"
+       "  --http-timeout-ms N           a request must arrive, and each write finish,\n"
+       "                                within N ms (default 30000)\n"
        "  --code-mode-only              offer run_code instead of the server's tools\n"
        "                                (which stay its bindings)\n" CODE_MODE_HELP TOOL_SET_HELP
        "  -- CMD ARGS...                the server's command; what follows -- is its own\n",
        true,
        {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins", "--on-drift",
-        "--code-sandbox", "--tools", "--workspace", "--server-protocol"},
+        "--code-sandbox", "--tools", "--workspace", "--server-protocol", "--listen", "--token-file",
+        "--allow-origin", "--max-connections", "--http-timeout-ms"},
        toolgate::cli::run_mcp},
       {"serve",
        "serve M... [--socket PATH] [--group NAME] [--allow-user USER]... [--no-probe]\n"

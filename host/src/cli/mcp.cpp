@@ -16,6 +16,7 @@
 
 #include <toolgate/mcp/child_process.hpp>
 #include <toolgate/mcp/gateway.hpp>
+#include <toolgate/mcp/http_front.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -29,6 +30,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 namespace toolgate::cli {
 
@@ -134,6 +136,45 @@ int run_mcp_pin(const Args& before, const std::vector<std::string>& command) {
   return 0;
 }
 
+// --listen [HOST:]PORT and the options that go with it, or nullopt
+// without --listen (stdio).  IPv6 hosts in brackets: [::1]:8080.
+std::optional<mcp::HttpListenOptions> listen_options(const Args& rest) {
+  auto listen = flag_value(rest, "--listen");
+  for (const char* f : {"--token-file", "--allow-origin", "--max-connections", "--http-timeout-ms"})
+    if (!listen && flag_value(rest, f))
+      throw UsageError(std::string(f) + " goes with --listen [HOST:]PORT");
+  if (!listen) return std::nullopt;
+  mcp::HttpListenOptions o;
+  std::string port = *listen;
+  if (const auto colon = listen->rfind(':'); colon != std::string::npos) {
+    std::string host = listen->substr(0, colon);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+      host = host.substr(1, host.size() - 2);
+    o.address = host;
+    port = listen->substr(colon + 1);
+  }
+  o.port = static_cast<std::uint16_t>(number_option("--listen", port, 0, 65535, "port"));
+  if (auto f = flag_value(rest, "--token-file")) o.tokens = mcp::read_token_file(*f);
+  if (auto origins = flag_value(rest, "--allow-origin")) {
+    std::string_view v = *origins;
+    while (!v.empty()) {
+      const auto comma = v.find(',');
+      if (auto one = v.substr(0, comma); !one.empty()) o.allow_origins.emplace_back(one);
+      v = comma == std::string_view::npos ? std::string_view() : v.substr(comma + 1);
+    }
+  }
+  if (auto n = flag_value(rest, "--max-connections"))
+    o.max_connections =
+        static_cast<std::size_t>(number_option("--max-connections", *n, 1, 100000, "connections"));
+  if (auto n = flag_value(rest, "--http-timeout-ms")) {
+    const auto ms = std::chrono::milliseconds(
+        number_option("--http-timeout-ms", *n, 100, 3600000, "milliseconds"));
+    o.request_timeout = ms;
+    o.write_timeout = ms;
+  }
+  return o;
+}
+
 }  // namespace
 
 int run_mcp(const Args& args) {
@@ -155,15 +196,17 @@ int run_mcp(const Args& args) {
   // A production entry point fails closed: a plugin built wrong is refused
   // unless the operator says --no-strict.
   o.load.strict_plugin_builds = true;
-  auto rest =
-      parse_common(before, o,
-                   {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins",
-                    "--on-drift", "--code-sandbox", "--tools", "--workspace", "--server-protocol"},
-                   {"--code-mode", "--code-mode-only"});
+  auto rest = parse_common(
+      before, o,
+      {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins", "--on-drift",
+       "--code-sandbox", "--tools", "--workspace", "--server-protocol", "--listen", "--token-file",
+       "--allow-origin", "--max-connections", "--http-timeout-ms"},
+      {"--code-mode", "--code-mode-only"});
   // --code-mode-only implies --code-mode.
   if (has_flag(rest, "--code-mode-only") && !has_flag(rest, "--code-mode"))
     rest.push_back("--code-mode");
   auto code_mode = code_mode_flags(rest);
+  const auto listen = listen_options(rest);
   // SIGTERM / SIGINT (how MCP clients close a stdio server) shut the
   // gateway down in order: calls cancelled, the server stopped (its stdin
   // closed, then SIGTERM, then SIGKILL to its process group).  Taken on a
@@ -171,13 +214,15 @@ int run_mcp(const Args& args) {
   // 10 s kills the server's group and exits (a hook that never returns
   // cannot be interrupted in process).
   std::mutex running_mutex;
-  mcp::Gateway* running = nullptr;  // guarded by running_mutex
+  mcp::Gateway* running = nullptr;          // guarded by running_mutex
+  mcp::HttpFront* running_front = nullptr;  // guarded by running_mutex
   std::atomic<pid_t> server_group{0};
   StopSignals signals("mcp", std::chrono::seconds(10),
                       {nullptr,
                        [&](int) {
                          std::lock_guard lock(running_mutex);
                          if (running) running->request_stop();
+                         if (running_front) running_front->stop();
                        },
                        [&] {
                          if (pid_t g = server_group.load(); g > 0) ::kill(-g, SIGKILL);
@@ -203,14 +248,34 @@ int run_mcp(const Args& args) {
   // private descriptors, and fds 0 and 1 become /dev/null and stderr before
   // any plugin loads, so nothing a plugin prints (or reads) can reach the
   // protocol stream.
-  const int client_in = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
-  const int client_out = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  int client_in = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+  int client_out = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
   const int null_in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (client_in < 0 || client_out < 0 || null_in < 0 || ::dup2(null_in, STDIN_FILENO) < 0 ||
       ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
     throw std::runtime_error(std::string("cannot set up the protocol descriptors: ") +
                              std::strerror(errno));
   ::close(null_in);
+
+  // --listen: the client side is a pair of pipes to the HTTP front end,
+  // bound now so that an address in use is reported before anything starts.
+  std::unique_ptr<mcp::HttpFront> front;
+  int front_to_gateway = -1;
+  if (listen) {
+    int in[2], out[2];
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
+      throw std::runtime_error(std::string("cannot make the HTTP front end's pipes: ") +
+                               std::strerror(errno));
+    ::close(client_in);
+    ::close(client_out);
+    client_in = in[0];
+    front_to_gateway = in[1];
+    client_out = out[1];
+    front = std::make_unique<mcp::HttpFront>(*listen, in[1], out[0], go.max_message_bytes);
+    const bool v6 = listen->address.find(':') != std::string::npos;
+    spdlog::info("serving MCP 2026-07-28 over HTTP at http://{}{}{}:{}/mcp", v6 ? "[" : "",
+                 listen->address, v6 ? "]" : "", front->port());
+  }
 
   // The server's tools come from tools/list; the sample tools are not offered.
   auto host = std::make_unique<Host>();
@@ -257,7 +322,34 @@ int run_mcp(const Args& args) {
     }
     // A signal between received() above and here: stop at once.
     if (signals.received()) gateway->request_stop();
-    status = gateway->run();
+    if (front) {
+      // The gateway on a thread of its own, the front end on this one;
+      // whichever ends first ends the other: the gateway's end closes the
+      // front end's input, the front end's end the gateway's.
+      std::thread serving([&] {
+        status = gateway->run();
+        // The pipe's write end closes (the front end sees its end); the
+        // descriptor stays valid, on /dev/null, for a call still writing.
+        const int null_out = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (null_out < 0 || ::dup2(null_out, client_out) < 0) ::close(client_out);
+        if (null_out >= 0) ::close(null_out);
+      });
+      {
+        std::lock_guard lock(running_mutex);
+        running_front = front.get();
+      }
+      if (signals.received()) front->stop();
+      front->run();
+      {
+        std::lock_guard lock(running_mutex);
+        running_front = nullptr;
+      }
+      gateway->request_stop();
+      ::close(front_to_gateway);
+      serving.join();
+    } else {
+      status = gateway->run();
+    }
     {
       std::lock_guard lock(running_mutex);
       running = nullptr;

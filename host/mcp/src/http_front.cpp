@@ -1,0 +1,597 @@
+// http_front.cpp -- the HTTP listener of `toolgate mcp --listen`.
+//
+// One thread runs an Asio io_context that owns every socket and the table
+// of requests waiting for the gateway; one more reads the gateway's output
+// and posts each line to it.  Nothing here blocks that io thread except
+// the write of a request line into the gateway's pipe, which the gateway
+// reads without pause.
+#include <toolgate/mcp/http_front.hpp>
+
+#include "framing.hpp"
+#include "http_checks.hpp"
+#include "jsonrpc.hpp"
+#include "raw_json.hpp"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <charconv>
+#include <deque>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace toolgate::mcp {
+
+namespace net = boost::asio;
+namespace bhttp = boost::beast::http;
+using tcp = net::ip::tcp;
+using namespace http;  // http_checks.hpp
+
+namespace {
+
+constexpr std::string_view subscription_key = "io.modelcontextprotocol/subscriptionId";
+
+std::optional<std::uint64_t> front_id_of(std::string_view text) {
+  std::uint64_t n = 0;
+  const auto* end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, n);
+  if (ec != std::errc() || p != end || n == 0) return std::nullopt;
+  return n;
+}
+
+std::optional<std::int64_t> integer_of(std::string_view text) {
+  std::int64_t n = 0;
+  const auto* end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, n);
+  if (ec != std::errc() || p != end) return std::nullopt;
+  return n;
+}
+
+std::optional<std::size_t> object_open(std::string_view text) {
+  const auto at = text.find_first_not_of(" \t\r\n");
+  if (at == std::string_view::npos || text[at] != '{') return std::nullopt;
+  return at;
+}
+
+// A JSON-RPC error response as text, its id already JSON text ("null").
+std::string error_text(std::string_view id_text, std::int64_t code, std::string_view message) {
+  std::string out = R"({"jsonrpc":"2.0","id":)";
+  out += id_text;
+  out += R"(,"error":{"code":)";
+  out += std::to_string(code);
+  out += R"(,"message":)";
+  out += boost::json::serialize(boost::json::value(message));
+  out += "}}";
+  return out;
+}
+
+std::string response_head(unsigned status, std::string_view content_type, std::size_t length,
+                          bool keep_alive, std::string_view extra_headers = {}) {
+  std::string out = "HTTP/1.1 " + std::to_string(status) + " ";
+  out += std::string_view(bhttp::obsolete_reason(bhttp::int_to_status(status)));
+  out += "\r\n";
+  if (!content_type.empty()) {
+    out += "Content-Type: ";
+    out += content_type;
+    out += "\r\n";
+  }
+  out += "Content-Length: " + std::to_string(length) + "\r\n";
+  out += "Cache-Control: no-store\r\n";
+  if (!keep_alive) out += "Connection: close\r\n";
+  out += extra_headers;
+  out += "\r\n";
+  return out;
+}
+
+std::optional<std::string_view> header(const bhttp::request<bhttp::string_body>& req,
+                                       std::string_view name) {
+  const auto it = req.find(boost::beast::string_view(name.data(), name.size()));
+  if (it == req.end()) return std::nullopt;
+  return std::string_view(it->value().data(), it->value().size());
+}
+
+bool media_type_is(std::string_view value, std::string_view type) {
+  const auto end = value.find(';');
+  auto v = value.substr(0, end);
+  while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+  if (v.size() != type.size()) return false;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(v[i])) != type[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+class HttpConnection;
+
+struct HttpFront::Impl {
+  Impl(HttpListenOptions o, int to_gateway_fd, int from_gateway_fd, std::size_t max_message)
+      : options(std::move(o)),
+        to_gateway(to_gateway_fd),
+        from_gateway(from_gateway_fd, max_message + (std::size_t{1} << 16)),
+        work(net::make_work_guard(ioc)) {}
+
+  void route(Frame frame);
+  // A request relayed and not yet answered: its connection was closed.
+  void cancel(std::uint64_t id, std::string_view why);
+  void accept();
+  void shut_down();
+
+  HttpListenOptions options;
+  bool loopback = true;
+  std::vector<std::string> origins;
+  LineWriter to_gateway;
+  LineReader from_gateway;
+  // io thread only; declared before the io_context, whose destruction
+  // destroys the connections its pending handlers still hold.
+  std::uint64_t next_id = 1;
+  std::unordered_map<std::uint64_t, std::weak_ptr<HttpConnection>> waiting;
+  std::unordered_set<HttpConnection*> connections;
+  bool stopping = false;
+  net::io_context ioc{1};
+  net::executor_work_guard<net::io_context::executor_type> work;
+  tcp::acceptor acceptor{ioc};
+  std::thread reader;
+};
+
+// One client connection: reads a request, relays it, writes its answer,
+// then reads the next (keep-alive), or streams a subscription until either
+// side closes.  Lives on the io thread.
+class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
+ public:
+  HttpConnection(HttpFront::Impl& front, tcp::socket socket)
+      : f_(front), socket_(std::move(socket)), deadline_(front.ioc), keepalive_(front.ioc) {
+    f_.connections.insert(this);
+  }
+  ~HttpConnection() { f_.connections.erase(this); }
+
+  void start() { read_request(); }
+
+  // The gateway's answer to this connection's request (the client's id
+  // already back in it).
+  void answer(std::string text, unsigned status) {
+    waiting_ = 0;
+    if (streaming_) {
+      queue("event: message\ndata: " + text + "\n\n");
+      close_after_write_ = true;
+      return;
+    }
+    queue(response_head(status, "application/json", text.size(), keep_alive_) + text);
+    close_after_write_ = !keep_alive_;
+    next_after_write_ = keep_alive_;
+  }
+
+  // A notification for the subscription this connection streams.
+  void event(const std::string& text) {
+    if (!streaming_ || closed_) return;
+    if (out_.size() >= f_.options.max_queued_events) {
+      spdlog::warn("an HTTP subscriber reads too slowly ({} notifications queued): closing it",
+                   out_.size());
+      close();
+      return;
+    }
+    queue("event: message\ndata: " + text + "\n\n");
+  }
+
+  void close() {
+    if (closed_) return;
+    closed_ = true;
+    if (waiting_) f_.cancel(std::exchange(waiting_, 0), "the client closed its HTTP stream");
+    boost::system::error_code ignored;
+    deadline_.cancel();
+    keepalive_.cancel();
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+  }
+
+ private:
+  void arm(std::chrono::milliseconds d) {
+    deadline_.expires_after(d);
+    deadline_.async_wait([w = weak_from_this()](boost::system::error_code ec) {
+      if (ec) return;
+      if (auto self = w.lock()) self->close();
+    });
+  }
+
+  void read_request() {
+    resume_ = false;
+    if (closed_) return;
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(f_.options.max_header_bytes));
+    parser_->body_limit(f_.options.max_body_bytes);
+    // Idle time and the request's arrival share one deadline: a client
+    // trickling bytes does not extend it.
+    arm(f_.options.request_timeout);
+    bhttp::async_read(socket_, buffer_, *parser_,
+                      [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
+                        self->on_request(ec);
+                      });
+  }
+
+  void on_request(boost::system::error_code ec) {
+    deadline_.cancel();
+    if (closed_) return;
+    if (ec == bhttp::error::body_limit)
+      return refuse(413, rpc_error::invalid_request,
+                    "the request body is over the listener's limit of " +
+                        std::to_string(f_.options.max_body_bytes) + " bytes",
+                    false);
+    if (ec == bhttp::error::header_limit)
+      return refuse(431, rpc_error::invalid_request,
+                    "the request's headers are over the listener's limit of " +
+                        std::to_string(f_.options.max_header_bytes) + " bytes",
+                    false);
+    if (ec == bhttp::error::end_of_stream || ec == net::error::eof ||
+        ec == net::error::operation_aborted || ec == net::error::connection_reset)
+      return close();
+    if (ec)
+      return refuse(400, rpc_error::invalid_request, "not a valid HTTP request: " + ec.message(),
+                    false);
+    handle(parser_->release());
+  }
+
+  void refuse(unsigned status, std::int64_t code, const std::string& message, bool keep_alive,
+              std::string_view id_text = "null", std::string_view extra_headers = {}) {
+    keep_alive_ = keep_alive;
+    const auto body = error_text(id_text, code, message);
+    queue(response_head(status, "application/json", body.size(), keep_alive, extra_headers) + body);
+    close_after_write_ = !keep_alive;
+    next_after_write_ = keep_alive;
+  }
+
+  void handle(bhttp::request<bhttp::string_body> req) {
+    keep_alive_ = req.keep_alive();
+    const auto& o = f_.options;
+    if (f_.loopback && !loopback_host_allowed(header(req, "Host").value_or("")))
+      return refuse(403, rpc_error::invalid_request,
+                    "the Host header must name 127.0.0.1, localhost or [::1] on a loopback "
+                    "listener (a DNS rebinding defence)",
+                    false);
+    if (auto origin = header(req, "Origin")) {
+      bool ok = false;
+      for (const auto& a : f_.origins) ok |= *origin == a;
+      if (!ok)
+        return refuse(403, rpc_error::invalid_request,
+                      "the Origin " + std::string(*origin) +
+                          " is not allowed (toolgate mcp --allow-origin ORIGIN allows one)",
+                      false);
+    }
+    if (!o.tokens.empty() && !bearer_matches(header(req, "Authorization").value_or(""), o.tokens))
+      return refuse(401, rpc_error::invalid_request,
+                    "this listener needs Authorization: Bearer TOKEN with a token from its "
+                    "token file",
+                    keep_alive_, "null", "WWW-Authenticate: Bearer\r\n");
+    const std::string_view target(req.target().data(), req.target().size());
+    if (target.substr(0, target.find('?')) != "/mcp")
+      return refuse(404, rpc_error::invalid_request, "the MCP endpoint is /mcp", keep_alive_);
+    if (req.method() != bhttp::verb::post)
+      return refuse(405, rpc_error::invalid_request,
+                    "MCP 2026-07-28 over HTTP takes POST only (no GET stream, no sessions)",
+                    keep_alive_, "null", "Allow: POST\r\n");
+    if (!media_type_is(header(req, "Content-Type").value_or(""), "application/json"))
+      return refuse(415, rpc_error::invalid_request,
+                    "the body must be one JSON-RPC message, sent as Content-Type: "
+                    "application/json",
+                    keep_alive_);
+    std::string text = std::move(req.body());
+    Message m = parse_message(text);
+    if (m.kind == Message::Kind::invalid)
+      return refuse(400, m.error_code, m.problem, keep_alive_, text_of(m.reply_id));
+    if (m.kind == Message::Kind::response)
+      return refuse(400, rpc_error::invalid_request,
+                    "a client sends no JSON-RPC responses over HTTP under MCP 2026-07-28",
+                    keep_alive_);
+    if (m.kind == Message::Kind::notification) {
+      // No client notification is defined over HTTP under 2026-07-28
+      // (cancelling is closing the stream); one is accepted and dropped.
+      queue(response_head(202, "", 0, keep_alive_));
+      close_after_write_ = !keep_alive_;
+      next_after_write_ = keep_alive_;
+      return;
+    }
+    const auto open = object_open(text);
+    const auto id = open ? find_member(text, *open, "id") : std::nullopt;
+    if (!id)
+      return refuse(400, rpc_error::invalid_request,
+                    "write the request's \"id\" key without escapes", keep_alive_, text_of(m.id()));
+    if (auto r = check_request_headers(m, header(req, "MCP-Protocol-Version"),
+                                       header(req, "Mcp-Method"), header(req, "Mcp-Name")))
+      return refuse(r->status, r->code, r->message, keep_alive_, text_of(m.id()));
+    relay(std::move(text), *id, m.method() == "subscriptions/listen");
+  }
+
+  void relay(std::string text, const MemberSpan& id, bool listen) {
+    const std::uint64_t front_id = f_.next_id++;
+    client_id_ = std::string(id.value.of(text));
+    std::string line = replace_span(text, id.value, std::to_string(front_id));
+    // Newlines outside strings are whitespace (inside they are escaped):
+    // the stdio framing takes one line per message.
+    for (auto& c : line)
+      if (c == '\n' || c == '\r') c = ' ';
+    waiting_ = front_id;
+    f_.waiting.emplace(front_id, weak_from_this());
+    if (listen) {
+      streaming_ = true;
+      queue(
+          "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
+          "X-Accel-Buffering: no\r\nConnection: close\r\n\r\n");
+      schedule_keepalive();
+    }
+    if (!f_.to_gateway.write(line)) {
+      f_.waiting.erase(front_id);
+      waiting_ = 0;
+      if (streaming_) return close();
+      return refuse(503, rpc_error::internal_error, "the gateway behind this listener has stopped",
+                    false, client_id_);
+    }
+    watch();
+  }
+
+  // While the answer is awaited, a read on the socket sees the client go
+  // away (its end: cancellation) -- or bytes of a next request, kept for
+  // later.
+  void watch() {
+    if (closed_ || watching_) return;
+    watching_ = true;
+    socket_.async_read_some(
+        buffer_.prepare(4096),
+        [self = shared_from_this()](boost::system::error_code ec, std::size_t n) {
+          self->watching_ = false;
+          if (self->closed_) return;
+          if (ec == net::error::operation_aborted && self->resume_) {
+            self->resume_ = false;
+            return self->read_request();
+          }
+          if (ec) return self->close();
+          self->buffer_.commit(n);
+          if (self->buffer_.size() >
+              self->f_.options.max_header_bytes + self->f_.options.max_body_bytes)
+            return self->close();
+          if (self->waiting_ || self->streaming_) return self->watch();
+          if (!self->writing_ && self->out_.empty()) self->read_request();
+        });
+  }
+
+  // After a refusal the client may still be sending (a body over the
+  // limit): closing at once would reset the connection before it reads the
+  // answer.  So the send side is shut, and what still arrives is read and
+  // dropped until the client closes or a short deadline passes.
+  void linger_close() {
+    if (closed_) return;
+    if (waiting_) f_.cancel(std::exchange(waiting_, 0), "the client closed its HTTP stream");
+    boost::system::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    if (watching_) {
+      socket_.cancel(ignored);  // its handler closes
+      return;
+    }
+    arm(std::chrono::milliseconds(2000));
+    drain();
+  }
+
+  void drain() {
+    buffer_.clear();
+    socket_.async_read_some(buffer_.prepare(65536),
+                            [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
+                              if (ec || self->closed_) return self->close();
+                              self->drain();
+                            });
+  }
+
+  void schedule_keepalive() {
+    keepalive_.expires_after(f_.options.keepalive);
+    keepalive_.async_wait([w = weak_from_this()](boost::system::error_code ec) {
+      if (ec) return;
+      auto self = w.lock();
+      if (!self || self->closed_) return;
+      if (self->out_.empty()) self->queue(":\n\n");
+      self->schedule_keepalive();
+    });
+  }
+
+  void queue(std::string bytes) {
+    out_.push_back(std::move(bytes));
+    write_next();
+  }
+
+  void write_next() {
+    if (writing_ || closed_) return;
+    if (out_.empty()) {
+      if (close_after_write_) return linger_close();
+      if (next_after_write_) {
+        next_after_write_ = false;
+        if (watching_) {
+          // The watch holds the read side: cancel it; its handler reads on.
+          resume_ = true;
+          boost::system::error_code ignored;
+          socket_.cancel(ignored);
+        } else {
+          read_request();
+        }
+      }
+      return;
+    }
+    writing_ = true;
+    arm(f_.options.write_timeout);
+    net::async_write(socket_, net::buffer(out_.front()),
+                     [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
+                       self->writing_ = false;
+                       self->deadline_.cancel();
+                       if (ec) return self->close();
+                       self->out_.pop_front();
+                       self->write_next();
+                     });
+  }
+
+ public:
+  const std::string& client_id() const { return client_id_; }
+
+ private:
+  HttpFront::Impl& f_;
+  tcp::socket socket_;
+  net::steady_timer deadline_;
+  net::steady_timer keepalive_;
+  boost::beast::flat_buffer buffer_;
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::deque<std::string> out_;
+  std::string client_id_;      // the id as the client wrote it
+  std::uint64_t waiting_ = 0;  // the relayed request not yet answered
+  bool keep_alive_ = true;
+  bool streaming_ = false;  // an SSE response (subscriptions/listen)
+  bool writing_ = false;
+  bool watching_ = false;
+  bool resume_ = false;  // the watch was cancelled to read the next request
+  bool close_after_write_ = false;
+  bool next_after_write_ = false;
+  bool closed_ = false;
+};
+
+void HttpFront::Impl::cancel(std::uint64_t id, std::string_view why) {
+  waiting.erase(id);
+  std::string line =
+      R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":)";
+  line += std::to_string(id);
+  line += R"(,"reason":)";
+  line += boost::json::serialize(boost::json::value(why));
+  line += "}}";
+  to_gateway.write(line);
+}
+
+void HttpFront::Impl::route(Frame frame) {
+  const std::string_view text = frame.text;
+  if (frame.kind == Frame::Kind::oversize) {
+    // An answer too long to relay still ends its request.
+    if (!frame.answer_id || !frame.answer_id->is_int64()) return;
+    const auto it = waiting.find(static_cast<std::uint64_t>(frame.answer_id->as_int64()));
+    if (it == waiting.end()) return;
+    auto c = it->second.lock();
+    waiting.erase(it);
+    if (c)
+      c->answer(error_text(c->client_id(), rpc_error::internal_error,
+                           "the answer (" + std::to_string(frame.bytes) +
+                               " bytes) is over the gateway's message limit"),
+                200);
+    return;
+  }
+  const auto open = object_open(text);
+  if (!open) return;
+  const auto id = find_member(text, *open, "id");
+  const bool has_method = find_member(text, *open, "method").has_value();
+  if (has_method && id) {
+    // Under 2026-07-28 no request travels to the client; refuse it so the
+    // gateway does not wait for an answer.
+    to_gateway.write(error_text(id->value.of(text), rpc_error::method_not_found,
+                                "an HTTP client of MCP 2026-07-28 takes no requests"));
+    return;
+  }
+  if (has_method) {
+    const auto sub = find_path(text, {"params", "_meta", subscription_key});
+    const auto n = sub ? front_id_of(sub->value.of(text)) : std::nullopt;
+    const auto it = n ? waiting.find(*n) : waiting.end();
+    if (it == waiting.end()) return;  // progress, log messages: not streamed (http_front.hpp)
+    if (auto c = it->second.lock()) c->event(replace_span(text, sub->value, c->client_id()));
+    return;
+  }
+  const auto n = id ? front_id_of(id->value.of(text)) : std::nullopt;
+  const auto it = n ? waiting.find(*n) : waiting.end();
+  if (it == waiting.end()) return;  // cancelled meanwhile
+  auto c = it->second.lock();
+  waiting.erase(it);
+  if (!c) return;
+  unsigned status = 200;
+  if (const auto code = find_path(text, {"error", "code"}))
+    if (const auto v = integer_of(code->value.of(text))) status = status_for_error_code(*v);
+  c->answer(replace_span(text, id->value, c->client_id()), status);
+}
+
+void HttpFront::Impl::accept() {
+  acceptor.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
+    if (stopping) return;
+    if (!ec) {
+      if (connections.size() >= options.max_connections) {
+        boost::system::error_code ignored;
+        socket.close(ignored);  // over the limit: closed as it comes
+      } else {
+        socket.set_option(tcp::no_delay(true), ec);
+        std::make_shared<HttpConnection>(*this, std::move(socket))->start();
+      }
+    }
+    accept();
+  });
+}
+
+void HttpFront::Impl::shut_down() {
+  if (stopping) return;
+  stopping = true;
+  boost::system::error_code ignored;
+  acceptor.close(ignored);
+  // close() may erase from `connections`: close a copy.
+  std::vector<HttpConnection*> open(connections.begin(), connections.end());
+  for (auto* c : open) c->close();
+  work.reset();
+}
+
+HttpFront::HttpFront(HttpListenOptions options, int to_gateway, int from_gateway,
+                     std::size_t max_message_bytes)
+    : impl_(
+          std::make_unique<Impl>(std::move(options), to_gateway, from_gateway, max_message_bytes)) {
+  auto& o = impl_->options;
+  impl_->loopback = is_loopback_address(o.address);
+  boost::system::error_code ec;
+  const auto address = net::ip::make_address(o.address, ec);
+  if (ec)
+    throw std::runtime_error("--listen: \"" + o.address + "\" is not an IP address (" +
+                             ec.message() + ")");
+  if (!impl_->loopback && o.tokens.empty())
+    throw std::runtime_error("--listen " + o.address +
+                             " is not a loopback address: serving beyond this machine needs "
+                             "--token-file (bearer tokens)");
+  const tcp::endpoint endpoint(address, o.port);
+  auto& a = impl_->acceptor;
+  a.open(endpoint.protocol(), ec);
+  if (!ec) a.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) a.bind(endpoint, ec);
+  if (!ec) a.listen(net::socket_base::max_listen_connections, ec);
+  if (ec)
+    throw std::runtime_error("cannot listen on " + o.address + ":" + std::to_string(o.port) + ": " +
+                             ec.message());
+  impl_->origins = allowed_origins(port(), o.allow_origins);
+}
+
+HttpFront::~HttpFront() {
+  stop();
+  impl_->from_gateway.wake();
+  if (impl_->reader.joinable()) impl_->reader.join();
+}
+
+std::uint16_t HttpFront::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+void HttpFront::run() {
+  auto& f = *impl_;
+  f.reader = std::thread([&f] {
+    while (auto frame = f.from_gateway.next())
+      net::post(f.ioc, [&f, fr = std::move(*frame)]() mutable { f.route(std::move(fr)); });
+    net::post(f.ioc, [&f] { f.shut_down(); });
+  });
+  f.accept();
+  f.ioc.run();
+}
+
+void HttpFront::stop() {
+  net::post(impl_->ioc, [f = impl_.get()] { f->shut_down(); });
+}
+
+}  // namespace toolgate::mcp

@@ -1,0 +1,329 @@
+// End-to-end tests of `toolgate mcp --listen`: MCP 2026-07-28 over
+// Streamable HTTP, with the official SDK 2.x client and raw HTTP requests,
+// against real servers (server-filesystem, the tests' own).  Every gateway
+// listens on 127.0.0.1 on a port the kernel picks.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const TOOLGATE = process.env.TOOLGATE;
+const PLUGINS = process.env.TOOLGATE_PLUGIN_DIR;
+const fsServer = path.join(here, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+const testServer = path.join(here, 'test-server.mjs');
+const modernServer = path.join(here, 'modern-server.mjs');
+
+const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-http-e2e-')));
+const root = path.join(tmp, 'root');
+const outside = path.join(tmp, 'outside');
+mkdirSync(root);
+mkdirSync(outside);
+writeFileSync(path.join(root, 'hello.txt'), 'hello over http\n');
+writeFileSync(path.join(root, 'other.txt'), 'the other file\n');
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+const manifest = path.join(tmp, 'manifest.json');
+writeFileSync(manifest, JSON.stringify({
+  toolgate: 1,
+  plugins: [
+    { id: 'toolgate.policy', path: path.join(PLUGINS, 'toolgate_policy.so'),
+      config: { rules: [
+        { name: 'ask-for-ask-me', tools: 'write_file', when: [{ pointer: '/path', regex: 'ask-me' }],
+          verdict: 'ask', reason: 'writing a file named ask-me needs approval' } ] } },
+    { id: 'toolgate.guard-paths', path: path.join(PLUGINS, 'toolgate_guard-paths.so'),
+      config: { read_roots: [root], write_roots: [root], base: root } },
+  ],
+}, null, 2));
+
+const token = 'e2e-token-0123456789abcdef';
+const tokenFile = path.join(tmp, 'tokens');
+writeFileSync(tokenFile, `# the tests' token\n${token}\n`);
+chmodSync(tokenFile, 0o600);
+
+let logCounter = 0;
+const newLog = () => path.join(tmp, `server-${++logCounter}.log`);
+const readLog = (file) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+async function until(what, check, ms = 10000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+const running = [];
+after(() => { for (const c of running) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL'); });
+
+// `toolgate mcp --listen 127.0.0.1:0 ...`: resolves once it says where it listens.
+async function listen({ args = [], server = [fsServer, root], log = '' } = {}) {
+  const child = spawn(TOOLGATE, ['mcp', '--listen', '127.0.0.1:0', manifest, ...args, '--', process.execPath, ...server],
+    { env: { ...process.env, TG_TEST_LOG: log }, stdio: ['ignore', 'ignore', 'pipe'] });
+  running.push(child);
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  await until(`the listener (stderr: ${stderr})`, () => /the MCP server speaks|stopped|error/.test(stderr) && /at http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr));
+  const url = stderr.match(/at (http:\/\/127\.0\.0\.1:\d+\/mcp)/)[1];
+  return {
+    url, port: Number(new URL(url).port), child, exited, stderr: () => stderr,
+    async stop() { child.kill('SIGTERM'); return exited; },
+  };
+}
+
+const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const mcpHeaders = (method, name) => ({
+  'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
+  'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, ...(name ? { 'Mcp-Name': name } : {}),
+});
+async function post(url, body, headers) {
+  const r = await fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await r.text();
+  return { status: r.status, headers: r.headers, text, json: text ? JSON.parse(text) : null };
+}
+const call = (id, name, args) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: meta } });
+
+// A raw HTTP/1.1 request over a socket, for what fetch will not send (a
+// foreign Host) or to hold a connection open.
+function rawRequest(port, text) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1', () => s.write(text));
+    let got = '';
+    s.on('data', (d) => { got += d; });
+    s.on('end', () => resolve(got));
+    s.on('error', reject);
+    setTimeout(() => { s.destroy(); resolve(got); }, 5000);
+  });
+}
+
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+const modernTest = (name, fn) => test(name, nodeMajor >= 20 ? {} : {
+  skip: `the SDK 2.x client needs Node.js >= 20; this is Node.js ${process.version}`,
+}, fn);
+
+async function sdkClient(url, { elicit = null, headers = {} } = {}) {
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const client = new Client({ name: 'toolgate-http-e2e', version: '1.0.0' }, {
+    capabilities: elicit ? { elicitation: { form: {} } } : {},
+    versionNegotiation: { mode: { pin: '2026-07-28' } },
+  });
+  if (elicit) client.setRequestHandler('elicitation/create', elicit);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+const textOf = (r) => r.content.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+
+modernTest('the SDK 2.x client over HTTP: lists, reads, a denial writes nothing, an ask is a question', async () => {
+  const g = await listen();
+  try {
+    const asked = [];
+    const c = await sdkClient(g.url, { elicit: async (req) => { asked.push(req.params.message); return { action: 'accept', content: {} }; } });
+    assert.equal(c.getNegotiatedProtocolVersion(), '2026-07-28');
+    const { tools } = await c.listTools();
+    assert.ok(tools.some((t) => t.name === 'read_text_file'));
+    assert.equal(textOf(await c.callTool({ name: 'read_text_file', arguments: { path: path.join(root, 'hello.txt') } })), 'hello over http\n');
+    const target = path.join(outside, 'x.txt');
+    const denied = await c.callTool({ name: 'write_file', arguments: { path: target, content: 'x' } });
+    assert.equal(denied.isError, true);
+    assert.equal(denied._meta['toolgate/error'].code, 'denied');
+    assert.ok(!existsSync(target), 'the denied write did not happen');
+    const approved = path.join(root, 'ask-me.txt');
+    const r = await c.callTool({ name: 'write_file', arguments: { path: approved, content: 'approved' } });
+    assert.equal(r.isError ?? false, false, JSON.stringify(r));
+    assert.equal(readFileSync(approved, 'utf8'), 'approved');
+    assert.equal(asked.length, 1);
+    assert.match(asked[0], /writing a file named ask-me needs approval/);
+    await c.close();
+  } finally { await g.stop(); }
+});
+
+modernTest('two SDK clients at once over one listener each get their own answers (their ids collide)', async () => {
+  const g = await listen();
+  try {
+    const [a, b] = await Promise.all([sdkClient(g.url), sdkClient(g.url)]);
+    for (let round = 0; round < 5; ++round) {
+      const [ra, rb] = await Promise.all([
+        a.callTool({ name: 'read_text_file', arguments: { path: path.join(root, 'hello.txt') } }),
+        b.callTool({ name: 'read_text_file', arguments: { path: path.join(root, 'other.txt') } }),
+      ]);
+      assert.equal(textOf(ra), 'hello over http\n');
+      assert.equal(textOf(rb), 'the other file\n');
+    }
+    await Promise.all([a.close(), b.close()]);
+  } finally { await g.stop(); }
+});
+
+test('the answer keeps the client id and the bytes the server wrote; headers that disagree with the body are refused', async () => {
+  const log = newLog();
+  const g = await listen({ server: [modernServer], log });
+  try {
+    // An id no integer counter would give, spelled with a space: it comes back as written.
+    const body = `{"jsonrpc":"2.0","id":"client-id \\u00e9","method":"tools/call","params":{"name":"echo","arguments":{},"_meta":${JSON.stringify(meta)}}}`;
+    const r = await post(g.url, body, mcpHeaders('tools/call', 'echo'));
+    assert.equal(r.status, 200, r.text);
+    assert.ok(r.text.startsWith('{"jsonrpc":"2.0","id":"client-id \\u00e9",'), r.text);
+    assert.match(r.text, /0\.00011133861541748047/, 'numbers pass byte for byte');
+
+    const before = readLog(log);
+    for (const [headers, why] of [
+      [mcpHeaders('tools/call', 'other'), /Mcp-Name header "other" does not match/],
+      [mcpHeaders('tools/list', 'echo'), /Mcp-Method header "tools\/list" does not match/],
+      [{ ...mcpHeaders('tools/call'), 'Mcp-Name': undefined }, /Mcp-Name header is missing/],
+      [{ ...mcpHeaders('tools/call', 'echo'), 'MCP-Protocol-Version': '2025-11-25' }, /serves MCP 2026-07-28 over HTTP/],
+    ]) {
+      for (const k of Object.keys(headers)) if (headers[k] === undefined) delete headers[k];
+      const bad = await post(g.url, call(9, 'echo', {}), headers);
+      assert.equal(bad.status, 400, bad.text);
+      assert.equal(bad.json.id, 9);
+      assert.match(bad.json.error.message, why);
+      assert.ok([-32020, -32022].includes(bad.json.error.code));
+    }
+    // Base64-encoded names are decoded before they are compared.
+    const enc = await post(g.url, call(10, 'echo', {}), { ...mcpHeaders('tools/call'), 'Mcp-Name': `=?base64?${Buffer.from('echo').toString('base64')}?=` });
+    assert.equal(enc.status, 200, enc.text);
+    const executed = (s) => s.split('\n').filter((l) => l === 'executed echo').length;
+    assert.equal(executed(readLog(log)) - executed(before), 1, 'only the well-formed request reached the server');
+  } finally { await g.stop(); }
+});
+
+test('what the listener refuses before anything runs: foreign Origin or Host, other paths and methods, not JSON, too big, responses', async () => {
+  const log = newLog();
+  const g = await listen({ server: [modernServer], log });
+  try {
+    const echo = call(1, 'echo', { tag: 'x' });
+    const origin = await post(g.url, echo, { ...mcpHeaders('tools/call', 'echo'), Origin: 'http://evil.example' });
+    assert.equal(origin.status, 403);
+    assert.match(origin.json.error.message, /Origin http:\/\/evil\.example is not allowed/);
+    const own = await post(g.url, echo, { ...mcpHeaders('tools/call', 'echo'), Origin: `http://localhost:${g.port}` });
+    assert.equal(own.status, 200, own.text);
+    const rebinding = await rawRequest(g.port, `POST /mcp HTTP/1.1\r\nHost: attacker.example:${g.port}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`);
+    assert.match(rebinding, /^HTTP\/1\.1 403 /);
+    assert.equal((await fetch(g.url.replace('/mcp', '/other'), { method: 'POST', headers: mcpHeaders('tools/call', 'echo'), body: JSON.stringify(echo) })).status, 404);
+    const get = await fetch(g.url);
+    assert.equal(get.status, 405);
+    assert.equal(get.headers.get('allow'), 'POST');
+    assert.equal((await post(g.url, JSON.stringify(echo), { ...mcpHeaders('tools/call', 'echo'), 'Content-Type': 'text/plain' })).status, 415);
+    const big = await post(g.url, JSON.stringify(call(2, 'echo', { tag: 'x'.repeat(5 << 20) })), mcpHeaders('tools/call', 'echo'));
+    assert.equal(big.status, 413);
+    assert.match(big.json.error.message, /over the listener's limit of 4194304 bytes/);
+    const notJson = await post(g.url, '{"jsonrpc":"2.0","id":3,', mcpHeaders('tools/call', 'echo'));
+    assert.equal(notJson.status, 400);
+    assert.equal(notJson.json.error.code, -32700);
+    const response = await post(g.url, { jsonrpc: '2.0', id: 4, result: {} }, mcpHeaders('tools/call', 'echo'));
+    assert.equal(response.status, 400);
+    const notification = await post(g.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, mcpHeaders('notifications/initialized'));
+    assert.equal(notification.status, 202);
+    assert.equal(notification.text, '');
+    assert.equal(readLog(log).split('\n').filter((l) => l === 'executed echo').length, 1, 'only the request from an allowed Origin ran');
+  } finally { await g.stop(); }
+});
+
+test('bearer tokens: none or a wrong one is 401, the right one serves; a token file others can read is refused at start', async () => {
+  const g = await listen({ args: ['--token-file', tokenFile], server: [testServer] });
+  try {
+    const discover = { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } };
+    const none = await post(g.url, discover, mcpHeaders('server/discover'));
+    assert.equal(none.status, 401);
+    assert.equal(none.headers.get('www-authenticate'), 'Bearer');
+    const wrong = await post(g.url, discover, { ...mcpHeaders('server/discover'), Authorization: `Bearer ${token}x` });
+    assert.equal(wrong.status, 401);
+    const right = await post(g.url, discover, { ...mcpHeaders('server/discover'), Authorization: `Bearer ${token}` });
+    assert.equal(right.status, 200, right.text);
+    assert.ok(right.json.result.supportedVersions.includes('2026-07-28'));
+  } finally { await g.stop(); }
+
+  const open = path.join(tmp, 'tokens-open');
+  writeFileSync(open, `${token}\n`);
+  chmodSync(open, 0o644);
+  const bad = spawn(TOOLGATE, ['mcp', '--listen', '127.0.0.1:0', '--token-file', open, manifest, '--', process.execPath, testServer], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  bad.stderr.on('data', (d) => { stderr += d; });
+  const code = await new Promise((resolve) => bad.on('exit', resolve));
+  assert.notEqual(code, 0);
+  assert.match(stderr, /can be read or written by others; run chmod 600 on it/);
+  // Beyond loopback only with tokens.
+  const wide = spawn(TOOLGATE, ['mcp', '--listen', '0.0.0.0:0', manifest, '--', process.execPath, testServer], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let wideErr = '';
+  wide.stderr.on('data', (d) => { wideErr += d; });
+  assert.notEqual(await new Promise((resolve) => wide.on('exit', resolve)), 0);
+  assert.match(wideErr, /not a loopback address: serving beyond this machine needs --token-file/);
+});
+
+test('closing the HTTP stream cancels the call: the server is told and stops', async () => {
+  const log = newLog();
+  const g = await listen({ server: [testServer], log });
+  try {
+    const ac = new AbortController();
+    const pending = fetch(g.url, { method: 'POST', headers: mcpHeaders('tools/call', 'sleep'), body: JSON.stringify(call(1, 'sleep', { ms: 20000, id: 'http-cancel' })), signal: ac.signal }).catch((e) => e);
+    await until('the call to start', () => readLog(log).includes('started sleep http-cancel'));
+    ac.abort();
+    await pending;
+    await until('the server to hear of the cancellation', () => readLog(log).includes('cancelled sleep http-cancel'));
+    // The listener still serves.
+    const r = await post(g.url, call(2, 'echo', { tag: 'after' }), mcpHeaders('tools/call', 'echo'));
+    assert.equal(r.status, 200, r.text);
+  } finally { await g.stop(); }
+});
+
+test('subscriptions/listen is an SSE stream: acknowledged, then list changes, under the client\'s id', async () => {
+  const g = await listen({ server: [modernServer] });
+  try {
+    const listen = { jsonrpc: '2.0', id: 'sub-1', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: meta } };
+    const ac = new AbortController();
+    const r = await fetch(g.url, { method: 'POST', headers: mcpHeaders('subscriptions/listen'), body: JSON.stringify(listen), signal: ac.signal });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get('content-type'), 'text/event-stream');
+    const reader = r.body.getReader();
+    let got = '';
+    const events = () => got.split('\n\n').filter((e) => e.startsWith('event: message')).map((e) => JSON.parse(e.split('\ndata: ')[1]));
+    const pump = (async () => { for (;;) { const { value, done } = await reader.read(); if (done) return; got += Buffer.from(value).toString(); } })().catch(() => {});
+    await until('the acknowledgement', () => events().some((e) => e.method === 'notifications/subscriptions/acknowledged'));
+    assert.equal(events()[0].params._meta['io.modelcontextprotocol/subscriptionId'], 'sub-1');
+    const m = await post(g.url, call(5, 'mutate', {}), mcpHeaders('tools/call', 'mutate'));
+    assert.equal(m.status, 200, m.text);
+    await until('the list change', () => events().some((e) => e.method === 'notifications/tools/list_changed'));
+    const change = events().find((e) => e.method === 'notifications/tools/list_changed');
+    assert.equal(change.params._meta['io.modelcontextprotocol/subscriptionId'], 'sub-1');
+    ac.abort();
+    await pump;
+  } finally { await g.stop(); }
+});
+
+test('slow-loris and floods: a request that trickles in is cut off, connections over the limit are closed, the listener serves on', async () => {
+  const g = await listen({ args: ['--max-connections', '4', '--http-timeout-ms', '500'], server: [testServer] });
+  try {
+    const sockets = [];
+    const closed = [];
+    for (let i = 0; i < 4; ++i) {
+      const s = net.connect(g.port, '127.0.0.1');
+      sockets.push(s);
+      closed.push(new Promise((resolve) => s.on('close', resolve)));
+      s.on('error', () => {});
+      s.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n');  // and nothing more
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    // A fifth connection while four are held: closed at once, nothing served.
+    const refused = await rawRequest(g.port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${g.port}\r\nContent-Length: 0\r\n\r\n`);
+    assert.equal(refused, '');
+    // The trickling ones are cut off by the deadline...
+    await Promise.all(closed);
+    // ...and the listener serves again.
+    const r = await post(g.url, call(1, 'echo', { tag: 'after-flood' }), mcpHeaders('tools/call', 'echo'));
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.result.structuredContent.tag, 'after-flood');
+  } finally { await g.stop(); }
+});
+
+test('SIGTERM stops the listener and the server', async () => {
+  const g = await listen({ server: [testServer] });
+  const { code, signal } = await g.stop();
+  assert.equal(signal, null);
+  assert.equal(code, 128 + 15);
+  assert.match(g.stderr(), /stopped on SIGTERM/);
+});
