@@ -18,7 +18,8 @@ packages=(
   libboost1.81-dev    # Boost.DLL (header-only) -- 1.74 has no Boost.JSON
   libboost-json1.81-dev
   libspdlog-dev
-  libssl-dev          # libcrypto: SHA-256 pins
+  libssl-dev          # libcrypto: SHA-256 pins; libssl: HTTPS to remote MCP servers
+  openssl             # tests: the HTTPS upstream test makes its own CA and certificate
   libgtest-dev
   libgmock-dev
   libbenchmark-dev

@@ -327,3 +327,127 @@ test('SIGTERM stops the listener and the server', async () => {
   assert.equal(code, 128 + 15);
   assert.match(g.stderr(), /stopped on SIGTERM/);
 });
+
+// ---- remote servers: the gateway as an HTTP client --------------------------------------
+const httpServers = path.join(here, 'http-servers.mjs');
+const denySleep = path.join(tmp, 'deny-sleep.json');
+writeFileSync(denySleep, JSON.stringify({
+  toolgate: 1,
+  plugins: [{ id: 'toolgate.policy', path: path.join(PLUGINS, 'toolgate_policy.so'),
+    config: { rules: [{ tools: 'sleep', when: [{ pointer: '/id', regex: 'forbidden' }], verdict: 'deny', reason: 'no forbidden naps' }] } }],
+}));
+
+// One of http-servers.mjs: resolves with its port once it listens.
+async function remoteServer(mode, args = [], log = newLog()) {
+  const child = spawn(process.execPath, [httpServers, mode, ...args], { env: { ...process.env, TG_TEST_LOG: log }, stdio: ['ignore', 'pipe', 'inherit'] });
+  running.push(child);
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  await until(`the ${mode} HTTP server to listen`, () => /listening \d+/.test(out));
+  return { port: Number(out.match(/listening (\d+)/)[1]), log, child, stop: () => child.kill('SIGTERM') };
+}
+const httpLines = (log) => readLog(log).split('\n').filter((l) => l.startsWith('http '));
+
+// The SDK 1.32 client on stdio in front of `toolgate mcp ... -- URL`.
+async function stdioThrough(url, { args = [], manifestFile = manifest, elicit = null } = {}) {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const transport = new StdioClientTransport({ command: TOOLGATE, args: ['mcp', manifestFile, ...args, '--', url], stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr.on('data', (d) => { stderr += d; });
+  const client = new Client({ name: 'toolgate-http-e2e', version: '1.0.0' }, { capabilities: elicit ? { elicitation: {} } : {} });
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+modernTest('HTTP on both sides: the client\'s token stays at the gateway, the gateway\'s own goes upstream; headers mirror the body; a denial never leaves; closing the stream cancels upstream', async () => {
+  const upstreamToken = 'upstream-token-fedcba9876543210';
+  const upstreamTokenFile = path.join(tmp, 'upstream-token');
+  writeFileSync(upstreamTokenFile, `${upstreamToken}\n`);
+  chmodSync(upstreamTokenFile, 0o600);
+  const remote = await remoteServer('modern', ['--token', upstreamToken]);
+  const child = spawn(TOOLGATE, ['mcp', '--listen', '127.0.0.1:0', '--token-file', tokenFile, '--upstream-token-file', upstreamTokenFile, denySleep,
+    '--', `http://127.0.0.1:${remote.port}/mcp`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  running.push(child);
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  try {
+    await until('the listener', () => /the MCP server speaks/.test(stderr) && /at http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr));
+    const url = stderr.match(/at (http:\/\/127\.0\.0\.1:\d+\/mcp)/)[1];
+    const c = await sdkClient(url, { headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(textOf(await c.callTool({ name: 'add', arguments: { a: 2, b: 3 } })), '5');
+    const denied = await c.callTool({ name: 'sleep', arguments: { ms: 1, id: 'forbidden' } });
+    assert.equal(denied.isError, true);
+    assert.match(textOf(denied), /no forbidden naps/);
+    const lines = httpLines(remote.log);
+    assert.ok(lines.some((l) => l.startsWith('http POST tools/call add ')), lines.join('\n'));
+    assert.ok(lines.every((l) => l.includes(`auth=Bearer ${upstreamToken}`)), 'every upstream request carries the gateway\'s token');
+    assert.ok(lines.every((l) => !l.includes(token)), 'the client\'s token never goes upstream');
+    assert.ok(lines.every((l) => l.includes('version=2026-07-28')));
+    assert.doesNotMatch(readLog(remote.log), /started sleep forbidden/);
+    await c.close();
+
+    const ac = new AbortController();
+    const pending = fetch(url, { method: 'POST', signal: ac.signal,
+      headers: { ...mcpHeaders('tools/call', 'sleep'), Authorization: `Bearer ${token}` },
+      body: JSON.stringify(call(1, 'sleep', { ms: 20000, id: 'long' })) }).catch((e) => e);
+    await until('the remote call to start', () => readLog(remote.log).includes('started sleep long'));
+    ac.abort();
+    await pending;
+    await until('the upstream stream to close', () => readLog(remote.log).includes('stream closed sleep'));
+  } finally {
+    child.kill('SIGTERM');
+    remote.stop();
+  }
+});
+
+test('a 2025-11-25 server over HTTP: one session throughout, its request to the client answered, DELETE at the end', async () => {
+  const remote = await remoteServer('legacy');
+  const asked = [];
+  const c = await stdioThrough(`http://127.0.0.1:${remote.port}/mcp`, { elicit: async (req) => { asked.push(req.params.message); return { action: 'accept', content: { ok: true } }; } });
+  try {
+    assert.equal(textOf(await c.client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })), '42');
+    assert.equal(textOf(await c.client.callTool({ name: 'confirm', arguments: {} })), 'answer accept');
+    assert.deepEqual(asked, ['Go ahead?']);
+  } finally { await c.close(); }
+  await until('the session to be deleted', () => readLog(remote.log).includes('session closed'));
+  const lines = httpLines(remote.log);
+  const init = lines.findIndex((l) => l.startsWith('http POST initialize'));
+  assert.ok(init >= 0, lines.join('\n'));
+  assert.ok(lines.slice(init + 1).every((l) => l.includes('session=yes')), lines.join('\n'));
+  assert.ok(lines.slice(init + 1).every((l) => l.includes('version=2025-11-25')), lines.join('\n'));
+  assert.ok(lines.some((l) => l.startsWith('http GET')), 'the session\'s GET stream was opened');
+  assert.ok(lines.some((l) => l.startsWith('http DELETE')), 'the session was deleted');
+  remote.stop();
+});
+
+test('HTTPS upstream: served with the test\'s own CA; without it, refused for its certificate', async () => {
+  const key = path.join(tmp, 'server.key');
+  const cert = path.join(tmp, 'server.crt');
+  const made = spawn('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1',
+    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  assert.equal(await new Promise((resolve) => made.on('exit', resolve)), 0, 'openssl made the certificate');
+  const remote = await remoteServer('modern', ['--tls', cert, key]);
+  try {
+    const url = `https://127.0.0.1:${remote.port}/mcp`;
+    const c = await stdioThrough(url, { args: ['--upstream-ca', cert] });
+    try {
+      assert.equal(textOf(await c.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })), '3');
+    } finally { await c.close(); }
+    const untrusted = spawn(TOOLGATE, ['mcp', manifest, '--', url], { stdio: ['pipe', 'pipe', 'pipe'] });
+    running.push(untrusted);
+    let out = '';
+    let err = '';
+    untrusted.stdout.on('data', (d) => { out += d; });
+    untrusted.stderr.on('data', (d) => { err += d; });
+    untrusted.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) + '\n');
+    await until('the refusal', () => out.includes('"id":1'));
+    const answer = JSON.parse(out.split('\n')[0]);
+    assert.ok(answer.error, out);
+    assert.match(answer.error.message, /certificate verify failed/);
+    assert.ok(!httpLines(remote.log).some((l) => l.includes('initialize')), 'nothing reached the server');
+    untrusted.kill('SIGTERM');
+  } finally { remote.stop(); }
+});

@@ -53,7 +53,7 @@ ToolPins pins_from(const GatewayOptions& o) {
 // The gateway's own part: what it does with the peers' messages (the relay
 // itself is Peer's), the tool body, the approver, and the lifetime.
 struct Gateway::Impl final : PeerHandler {
-  Impl(Host& h, int client_in, int client_out, ChildProcess& s, GatewayOptions o)
+  Impl(Host& h, int client_in, int client_out, ServerLink& s, GatewayOptions o)
       : host(h),
         server_process(s),
         opt(std::move(o)),
@@ -87,7 +87,7 @@ struct Gateway::Impl final : PeerHandler {
   }
 
   Host& host;
-  ChildProcess& server_process;
+  ServerLink& server_process;
   GatewayOptions opt;
   // The server speaks MCP 2026-07-28 (probe_server found so): no
   // initialize, the envelope on every request, and the clients of either
@@ -1664,7 +1664,7 @@ struct Gateway::Impl final : PeerHandler {
       st = server_process.wait_for(std::chrono::milliseconds(2000));
     }
     server.set_gone("the MCP server " +
-                    (st ? ChildProcess::describe(*st) : std::string("closed its output")));
+                    (st ? server_process.describe_end(*st) : std::string("closed its output")));
     server.stop_writing();
     server.fail_pending(server.gone_reason());
     client.wake();
@@ -1739,7 +1739,7 @@ struct Gateway::Impl final : PeerHandler {
   }
 };
 
-Gateway::Gateway(Host& host, int client_in, int client_out, ChildProcess& server,
+Gateway::Gateway(Host& host, int client_in, int client_out, ServerLink& server,
                  GatewayOptions options)
     : impl_(std::make_unique<Impl>(host, client_in, client_out, server, std::move(options))) {}
 

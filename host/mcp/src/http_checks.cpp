@@ -165,6 +165,19 @@ std::optional<std::string> decode_header_value(std::string_view value) {
   return std::string(value);
 }
 
+std::string encode_header_value(std::string_view value) {
+  constexpr std::string_view open = "=?base64?", close = "?=";
+  bool plain = !(value.starts_with(open) && value.ends_with(close));
+  for (unsigned char c : value) plain &= c >= 0x20 && c <= 0x7e;
+  plain &= value.empty() || (value.front() != ' ' && value.back() != ' ');
+  if (plain) return std::string(value);
+  std::string b64(4 * ((value.size() + 2) / 3), '\0');
+  EVP_EncodeBlock(reinterpret_cast<unsigned char*>(b64.data()),
+                  reinterpret_cast<const unsigned char*>(value.data()),
+                  static_cast<int>(value.size()));
+  return std::string(open) + b64 + std::string(close);
+}
+
 std::optional<Refusal> check_request_headers(const Message& m,
                                              const std::optional<std::string_view>& version,
                                              const std::optional<std::string_view>& method,

@@ -58,6 +58,10 @@ bool loopback_host_allowed(std::string_view host_header);
 // all visible ASCII, space or tab with no space at either end.  nullopt
 // when it is neither.
 std::optional<std::string> decode_header_value(std::string_view value);
+// The other way, for requests the gateway sends: the value as it is when
+// it may be written plainly, else in the Base64 sentinel form (also when
+// it looks like the sentinel itself).
+std::string encode_header_value(std::string_view value);
 
 // A refusal: the HTTP status and the JSON-RPC error that goes with it.
 struct Refusal {

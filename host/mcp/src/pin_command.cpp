@@ -63,7 +63,7 @@ const json::object& result_of(const Answer& a, std::string_view method, Peer& se
 
 }  // namespace
 
-std::string fetch_pin_file(ChildProcess& process, const GatewayOptions& o) {
+std::string fetch_pin_file(ServerLink& process, const GatewayOptions& o) {
   // The other side of the relay, which nothing reaches.
   Fd none_in{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
   Fd none_out{::open("/dev/null", O_WRONLY | O_CLOEXEC)};
@@ -83,7 +83,7 @@ std::string fetch_pin_file(ChildProcess& process, const GatewayOptions& o) {
     server.fail_pending(server.gone_reason());
   });
   struct Stop {
-    ChildProcess& process;
+    ServerLink& process;
     Peer& server;
     std::thread& reader;
     ~Stop() {

@@ -107,7 +107,7 @@ ServerProbe judge(const Message& m) {
 
 }  // namespace
 
-ServerProbe probe_server(ChildProcess& server, std::chrono::milliseconds timeout) {
+ServerProbe probe_server(ServerLink& server, std::chrono::milliseconds timeout) {
   const std::string request =
       with_envelope(request_text(json::string(probe_id), "server/discover", "{}"),
                     gateway_envelope()) +
@@ -116,7 +116,7 @@ ServerProbe probe_server(ChildProcess& server, std::chrono::milliseconds timeout
   const auto exited = [&](std::string why) {
     p.outcome = ServerProbe::Outcome::exited;
     auto st = server.wait_for(std::chrono::milliseconds(1000));
-    p.detail = st ? "it " + ChildProcess::describe(*st) + " when probed with server/discover"
+    p.detail = st ? "it " + server.describe_end(*st) + " when probed with server/discover"
                   : std::move(why);
   };
   if (!write_all(server.stdin_fd(), request)) {

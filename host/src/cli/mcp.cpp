@@ -17,6 +17,7 @@
 #include <toolgate/mcp/child_process.hpp>
 #include <toolgate/mcp/gateway.hpp>
 #include <toolgate/mcp/http_front.hpp>
+#include <toolgate/mcp/http_upstream.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -28,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -47,9 +49,37 @@ constexpr std::chrono::seconds probe_timeout{10};
 // 2025-06-18 / 2025-11-25, for servers that misbehave when probed.  A
 // server that exits when probed (some older ones end on any request before
 // initialize) is started again and spoken to in the older protocol.
-mcp::ServerProtocol choose_server_protocol(std::unique_ptr<mcp::ChildProcess>& server,
-                                           const std::vector<std::string>& command,
-                                           const std::string& mode) {
+// How the server is reached: the command after `--` started as a child
+// process, or -- when it is a single http:// or https:// URL -- a bridge
+// to a remote server (http_upstream.hpp), with the gateway's own
+// credentials (--upstream-token-file: the first token of a file only its
+// owner can read) and CAs (--upstream-ca).
+using StartServer = std::function<std::unique_ptr<mcp::ServerLink>()>;
+StartServer server_starter(const std::vector<std::string>& command, const Args& rest) {
+  const bool url = command.size() == 1 && (command.front().starts_with("http://") ||
+                                           command.front().starts_with("https://"));
+  if (!url) {
+    for (const char* f : {"--upstream-token-file", "--upstream-ca"})
+      if (flag_value(rest, f))
+        throw UsageError(std::string(f) + " goes with a server URL after -- (https://HOST/mcp)");
+    return [command] { return mcp::ChildProcess::spawn(command); };
+  }
+  std::string why;
+  auto parsed = mcp::parse_http_url(command.front(), &why);
+  if (!parsed) throw UsageError(why);
+  mcp::HttpUpstreamOptions o;
+  o.url = *parsed;
+  if (auto f = flag_value(rest, "--upstream-token-file"))
+    o.bearer_token = mcp::read_token_file(*f).front();
+  if (auto f = flag_value(rest, "--upstream-ca")) o.ca_file = *f;
+  const bool local = o.url.host == "127.0.0.1" || o.url.host == "localhost" || o.url.host == "::1";
+  if (!o.url.tls && !o.bearer_token.empty() && !local)
+    spdlog::warn("the token for {} is sent in clear text (http://, not https://)", o.url.text);
+  return [o] { return mcp::HttpUpstream::open(o); };
+}
+
+mcp::ServerProtocol choose_server_protocol(std::unique_ptr<mcp::ServerLink>& server,
+                                           const StartServer& start, const std::string& mode) {
   if (mode == "legacy") return {};
   auto probe = mcp::probe_server(*server, probe_timeout);
   using Outcome = mcp::ServerProbe::Outcome;
@@ -78,7 +108,7 @@ mcp::ServerProtocol choose_server_protocol(std::unique_ptr<mcp::ChildProcess>& s
         "speaking the older protocol to it (--server-protocol legacy skips the probe)",
         probe.detail);
     server.reset();
-    server = mcp::ChildProcess::spawn(command);
+    server = start();
   } else if (probe.outcome == Outcome::no_answer) {
     // Its start was held up by the probe's whole timeout: say how to avoid that.
     spdlog::warn(
@@ -103,6 +133,7 @@ std::string server_protocol_mode(const Args& rest) {
 int run_mcp_pin(const Args& before, const std::vector<std::string>& command) {
   std::optional<std::string> out;
   std::string mode = "auto";
+  Args upstream;  // --upstream-token-file, --upstream-ca
   for (std::size_t i = 1; i < before.size(); ++i) {
     if (before[i] == "--pins" && i + 1 < before.size()) {
       out = before[++i];
@@ -110,16 +141,23 @@ int run_mcp_pin(const Args& before, const std::vector<std::string>& command) {
       out = before[i].substr(7);
     } else if (before[i] == "--server-protocol" && i + 1 < before.size()) {
       mode = server_protocol_mode({"--server-protocol", before[++i]});
+    } else if ((before[i] == "--upstream-token-file" || before[i] == "--upstream-ca") &&
+               i + 1 < before.size()) {
+      upstream.push_back(before[i]);
+      upstream.push_back(before[++i]);
     } else {
-      throw UsageError("mcp pin takes only --pins FILE and --server-protocol P before --, not \"" +
-                       before[i] + "\"");
+      throw UsageError(
+          "mcp pin takes only --pins FILE, --server-protocol P, --upstream-token-file F and "
+          "--upstream-ca F before --, not \"" +
+          before[i] + "\"");
     }
   }
   // A server that ends at once must be an error from write(), not our death.
   std::signal(SIGPIPE, SIG_IGN);
-  auto server = mcp::ChildProcess::spawn(command);
+  const auto start = server_starter(command, upstream);
+  auto server = start();
   mcp::GatewayOptions options;
-  options.server_protocol = choose_server_protocol(server, command, mode);
+  options.server_protocol = choose_server_protocol(server, start, mode);
   const std::string text = mcp::fetch_pin_file(*server, options);
   server.reset();
   if (!out) {
@@ -196,12 +234,13 @@ int run_mcp(const Args& args) {
   // A production entry point fails closed: a plugin built wrong is refused
   // unless the operator says --no-strict.
   o.load.strict_plugin_builds = true;
-  auto rest = parse_common(
-      before, o,
-      {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins", "--on-drift",
-       "--code-sandbox", "--tools", "--workspace", "--server-protocol", "--listen", "--token-file",
-       "--allow-origin", "--max-connections", "--http-timeout-ms"},
-      {"--code-mode", "--code-mode-only"});
+  auto rest =
+      parse_common(before, o,
+                   {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins",
+                    "--on-drift", "--code-sandbox", "--tools", "--workspace", "--server-protocol",
+                    "--listen", "--token-file", "--allow-origin", "--max-connections",
+                    "--http-timeout-ms", "--upstream-token-file", "--upstream-ca"},
+                   {"--code-mode", "--code-mode-only"});
   // --code-mode-only implies --code-mode.
   if (has_flag(rest, "--code-mode-only") && !has_flag(rest, "--code-mode"))
     rest.push_back("--code-mode");
@@ -307,10 +346,16 @@ int run_mcp(const Args& args) {
   std::signal(SIGPIPE, SIG_IGN);
   // A stop signal that came while the manifests loaded: nothing started.
   if (int sig = signals.received()) return 128 + sig;
-  auto server = mcp::ChildProcess::spawn(command);
-  server_group = server->pid();
-  go.server_protocol = choose_server_protocol(server, command, server_mode);
-  server_group = server->pid();
+  const auto start = server_starter(command, rest);
+  // A child process's group gets SIGKILL if stopping takes too long.
+  const auto group_of = [](const std::unique_ptr<mcp::ServerLink>& s) {
+    const auto* child = dynamic_cast<const mcp::ChildProcess*>(s.get());
+    return child ? child->pid() : 0;
+  };
+  auto server = start();
+  server_group = group_of(server);
+  go.server_protocol = choose_server_protocol(server, start, server_mode);
+  server_group = group_of(server);
   if (int sig = signals.received()) return 128 + sig;
   int status;
   std::string reason;

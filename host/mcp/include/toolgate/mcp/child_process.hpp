@@ -12,6 +12,8 @@
 // the group is signalled by send_signal and the destructor).
 #pragma once
 
+#include <toolgate/mcp/server_link.hpp>
+
 #include <sys/types.h>
 #include <chrono>
 #include <memory>
@@ -21,27 +23,28 @@
 
 namespace toolgate::mcp {
 
-class ChildProcess {
+class ChildProcess final : public ServerLink {
  public:
   // Starts argv[0] (searched in PATH when it has no '/'); throws
   // std::runtime_error naming the command if it cannot be started.
   static std::unique_ptr<ChildProcess> spawn(const std::vector<std::string>& argv);
-  ~ChildProcess();  // a child still running is killed (its group) and reaped
+  ~ChildProcess() override;  // a child still running is killed (its group) and reaped
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
 
   pid_t pid() const { return pid_; }
-  int stdin_fd() const { return in_; }    // write end of its stdin
-  int stdout_fd() const { return out_; }  // read end of its stdout
-  void close_stdin();
+  int stdin_fd() const override { return in_; }    // write end of its stdin
+  int stdout_fd() const override { return out_; }  // read end of its stdout
+  void close_stdin() override;
 
   // Its wait status once it has exited (reaped), or nullopt if it is still
   // running after `timeout`.
-  std::optional<int> wait_for(std::chrono::milliseconds timeout);
+  std::optional<int> wait_for(std::chrono::milliseconds timeout) override;
   // To its whole process group (the server and whatever it started).
-  void send_signal(int sig);
+  void send_signal(int sig) override;
   // "exited with status 3", "was killed by signal 9 (Killed)".
   static std::string describe(int wait_status);
+  std::string describe_end(int status) const override { return describe(status); }
 
  private:
   ChildProcess() = default;

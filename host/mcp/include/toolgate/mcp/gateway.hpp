@@ -51,7 +51,7 @@ struct ServerProbe {
 // else, and reads its output until the answer, its end, or `timeout`.
 // Nothing the server writes before its answer is kept (a server writes
 // nothing unasked before it is initialized).  SIGPIPE must be ignored.
-ServerProbe probe_server(ChildProcess& server, std::chrono::milliseconds timeout);
+ServerProbe probe_server(ServerLink& server, std::chrono::milliseconds timeout);
 
 struct GatewayOptions {
   // Longer lines from either peer are dropped whole and answered -32700.
@@ -101,7 +101,7 @@ struct GatewayOptions {
 // `toolgate mcp pin`: initializes `server`, lists every tool, and returns
 // the text of a pin file for them (src/tool_pins.hpp).  Throws
 // std::runtime_error when the server does not answer usably.
-std::string fetch_pin_file(ChildProcess& server, const GatewayOptions& options = {});
+std::string fetch_pin_file(ServerLink& server, const GatewayOptions& options = {});
 
 class Gateway {
  public:
@@ -109,7 +109,7 @@ class Gateway {
   // sets its approver; `host` must not run calls of those tools after the
   // gateway is destroyed.  Reads the client from `client_in`, writes it to
   // `client_out`.
-  Gateway(Host& host, int client_in, int client_out, ChildProcess& server,
+  Gateway(Host& host, int client_in, int client_out, ServerLink& server,
           GatewayOptions options = {});
   ~Gateway();
   Gateway(const Gateway&) = delete;
