@@ -140,6 +140,26 @@ struct Exchange {
   }
 };
 
+// Reads a response's body as it arrives (read_some: an SSE event is handed
+// on when it comes, not when a buffer fills), each piece to `on_bytes`;
+// the error that ended it, if any.
+template <class Stream, class OnBytes>
+boost::system::error_code read_body(Stream& stream, beast::flat_buffer& buffer,
+                                    bhttp::response_parser<bhttp::buffer_body>& p,
+                                    OnBytes&& on_bytes) {
+  char chunk[16384];
+  while (!p.is_done()) {
+    p.get().body().data = chunk;
+    p.get().body().size = sizeof chunk;
+    boost::system::error_code ec;
+    bhttp::read_some(stream, buffer, p, ec);
+    if (ec == bhttp::error::need_buffer) ec = {};
+    on_bytes(std::string_view(chunk, sizeof chunk - p.get().body().size));
+    if (ec) return ec;
+  }
+  return {};
+}
+
 // A connection: plain TCP or TLS over it.
 struct Connection {
   net::io_context ioc;
@@ -361,23 +381,15 @@ void HttpUpstream::Impl::send(std::string text, Message m) {
         std::lock_guard lock(mutex);
         session_id = std::string(p.get()["Mcp-Session-Id"]);
       }
-      char chunk[16384];
-      while (!p.is_done()) {
-        p.get().body().data = chunk;
-        p.get().body().size = sizeof chunk;
-        boost::system::error_code ec;
-        bhttp::read_some(stream, buffer, p, ec);
-        if (ec == bhttp::error::need_buffer) ec = {};
-        const std::size_t n = sizeof chunk - p.get().body().size;
-        if (sse) {
-          events.feed(std::string_view(chunk, n));
-        } else if (body.size() + n > o.max_message_bytes) {
+      const auto ec = read_body(stream, buffer, p, [&](std::string_view bytes) {
+        if (sse)
+          events.feed(bytes);
+        else if (body.size() + bytes.size() > o.max_message_bytes)
           oversize = true;
-        } else {
-          body.append(chunk, n);
-        }
-        if (ec) throw beast::system_error(ec);
-      }
+        else
+          body.append(bytes);
+      });
+      if (ec) throw beast::system_error(ec);
     });
     if (oversize) {
       failure = "the MCP server's answer is over the limit of " +
@@ -451,16 +463,7 @@ void HttpUpstream::Impl::listen_get_stream() {
         bhttp::read_header(stream, buffer, p);
         status = p.get().result_int();
         if (status != 200) return;
-        char chunk[16384];
-        while (!p.is_done()) {
-          p.get().body().data = chunk;
-          p.get().body().size = sizeof chunk;
-          boost::system::error_code ec;
-          bhttp::read_some(stream, buffer, p, ec);
-          if (ec == bhttp::error::need_buffer) ec = {};
-          events.feed(std::string_view(chunk, sizeof chunk - p.get().body().size));
-          if (ec) return;
-        }
+        read_body(stream, buffer, p, [&](std::string_view bytes) { events.feed(bytes); });
       });
     } catch (const std::exception&) {
       // Reconnected below, unless the bridge is ending.
