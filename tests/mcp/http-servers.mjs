@@ -99,8 +99,11 @@ if (mode === 'modern') {
 const onRequest = async (req, res) => {
   const body = await readBody(req);
   let method = req.headers['mcp-method'] ?? '';
-  if (!method && body.length) try { method = JSON.parse(body.toString()).method ?? 'response'; } catch { method = '?'; }
-  log(`http ${req.method} ${method} ${req.headers['mcp-name'] ?? ''} auth=${req.headers.authorization ?? 'none'} session=${req.headers['mcp-session-id'] ? 'yes' : 'no'} version=${req.headers['mcp-protocol-version'] ?? 'none'}`);
+  let parsed = {};
+  try { parsed = body.length ? JSON.parse(body.toString()) : {}; } catch { method ||= '?'; }
+  if (!method && body.length) method = parsed.method ?? 'response';
+  const trace = `trace=${req.headers.traceparent ?? 'none'} state=${req.headers.tracestate ?? 'none'} meta-trace=${parsed.params?._meta?.traceparent ?? 'none'}`;
+  log(`http ${req.method} ${method} ${req.headers['mcp-name'] ?? ''} auth=${req.headers.authorization ?? 'none'} session=${req.headers['mcp-session-id'] ? 'yes' : 'no'} version=${req.headers['mcp-protocol-version'] ?? 'none'} ${trace}`);
   if (token && req.headers.authorization !== `Bearer ${token}`) {
     res.writeHead(401, { 'WWW-Authenticate': 'Bearer' });
     return res.end();

@@ -61,9 +61,11 @@ async function until(what, check, ms = 10000) {
 const running = [];
 after(() => { for (const c of running) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL'); });
 
-// `toolgate mcp --listen 127.0.0.1:0 ...`: resolves once it says where it listens.
-async function listen({ args = [], server = [fsServer, root], log = '' } = {}) {
-  const child = spawn(TOOLGATE, ['mcp', '--listen', '127.0.0.1:0', manifest, ...args, '--', process.execPath, ...server],
+// `toolgate mcp --listen 127.0.0.1:0 ...`: resolves once it says where it
+// listens.  The server is a Node.js script (`server`) or a URL (`upstream`).
+async function listen({ args = [], server = [fsServer, root], log = '', manifests = [manifest], upstream = null } = {}) {
+  const target = upstream ? [upstream] : [process.execPath, ...server];
+  const child = spawn(TOOLGATE, ['mcp', '--listen', '127.0.0.1:0', ...manifests, ...args, '--', ...target],
     { env: { ...process.env, TG_TEST_LOG: log }, stdio: ['ignore', 'ignore', 'pipe'] });
   running.push(child);
   let stderr = '';
@@ -371,14 +373,10 @@ modernTest('HTTP on both sides: the client\'s token stays at the gateway, the ga
   writeFileSync(upstreamTokenFile, `${upstreamToken}\n`);
   chmodSync(upstreamTokenFile, 0o600);
   const remote = await remoteServer('modern', ['--token', upstreamToken]);
-  const child = spawn(TOOLGATE, ['mcp', '--listen', '127.0.0.1:0', '--token-file', tokenFile, '--upstream-token-file', upstreamTokenFile, denySleep,
-    '--', `http://127.0.0.1:${remote.port}/mcp`], { stdio: ['ignore', 'ignore', 'pipe'] });
-  running.push(child);
-  let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
+  const gateway = await listen({ manifests: [denySleep], args: ['--token-file', tokenFile, '--upstream-token-file', upstreamTokenFile],
+    upstream: `http://127.0.0.1:${remote.port}/mcp` });
+  const { url } = gateway;
   try {
-    await until('the listener', () => /the MCP server speaks/.test(stderr) && /at http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr));
-    const url = stderr.match(/at (http:\/\/127\.0\.0\.1:\d+\/mcp)/)[1];
     const c = await sdkClient(url, { headers: { Authorization: `Bearer ${token}` } });
     assert.equal(textOf(await c.callTool({ name: 'add', arguments: { a: 2, b: 3 } })), '5');
     const denied = await c.callTool({ name: 'sleep', arguments: { ms: 1, id: 'forbidden' } });
@@ -401,7 +399,50 @@ modernTest('HTTP on both sides: the client\'s token stays at the gateway, the ga
     await pending;
     await until('the upstream stream to close', () => readLog(remote.log).includes('stream closed sleep'));
   } finally {
-    child.kill('SIGTERM');
+    await gateway.stop();
+    remote.stop();
+  }
+});
+
+test('trace context: a traceparent header or _meta member is in the call\'s event and audit record and goes upstream as both', async () => {
+  const remote = await remoteServer('modern');
+  const events = path.join(tmp, 'trace-events.jsonl');
+  const audit = path.join(tmp, 'trace-audit.jsonl');
+  const auditManifest = path.join(tmp, 'trace-audit.json');
+  writeFileSync(auditManifest, JSON.stringify({ toolgate: 1, plugins: [
+    { id: 'toolgate.audit', path: path.join(PLUGINS, 'toolgate_audit.so'), config: { path: audit } }] }));
+  const gateway = await listen({ manifests: [auditManifest], args: ['--events', events], upstream: `http://127.0.0.1:${remote.port}/mcp` });
+  const { url } = gateway;
+  try {
+    const fromHeader = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const fromMeta = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    // As HTTP headers (W3C Trace Context): put into the body's _meta.
+    let r = await post(url, call(1, 'add', { a: 1, b: 2 }), { ...mcpHeaders('tools/call', 'add'), traceparent: fromHeader, tracestate: 'vendor=abc' });
+    assert.equal(r.status, 200, r.text);
+    // In _meta: the body's own wins over a header.
+    const inMeta = call(2, 'add', { a: 3, b: 4 });
+    inMeta.params._meta = { ...meta, traceparent: fromMeta };
+    r = await post(url, inMeta, { ...mcpHeaders('tools/call', 'add'), traceparent: fromHeader });
+    assert.equal(r.status, 200, r.text);
+    // Not valid: carried nowhere (a trace restarts; the call is served).
+    r = await post(url, call(3, 'add', { a: 5, b: 6 }), { ...mcpHeaders('tools/call', 'add'), traceparent: '00-not-a-trace' });
+    assert.equal(r.status, 200, r.text);
+
+    const upstream = httpLines(remote.log).filter((l) => l.startsWith('http POST tools/call add'));
+    assert.equal(upstream.length, 3, upstream.join('\n'));
+    assert.match(upstream[0], new RegExp(`trace=${fromHeader} state=vendor=abc meta-trace=${fromHeader}`));
+    assert.match(upstream[1], new RegExp(`trace=${fromMeta} state=none meta-trace=${fromMeta}`));
+    assert.match(upstream[2], /trace=none state=none meta-trace=none/);
+
+    await until('three calls in the event log', () => existsSync(events) && readFileSync(events, 'utf8').split('\n').filter((l) => l.includes('"tool/call"')).length === 3);
+    const calls = readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'tool/call');
+    assert.deepEqual(calls.map((e) => [e.data.traceparent, e.data.tracestate]),
+      [[fromHeader, 'vendor=abc'], [fromMeta, undefined], [undefined, undefined]]);
+    await until('three audit records', () => existsSync(audit) && readFileSync(audit, 'utf8').trim().split('\n').length >= 3);
+    const records = readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((rec) => rec.call);
+    assert.deepEqual(records.map((rec) => rec.call.traceparent), [fromHeader, fromMeta, undefined]);
+  } finally {
+    await gateway.stop();
     remote.stop();
   }
 });

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <toolgate/signal.hpp>
+#include <toolgate/trace_context.hpp>
 
 #include <boost/json/value.hpp>
 
@@ -39,6 +40,11 @@ struct CallIdentity {
   // Keys so far: "roots", an array of absolute folder paths -- the
   // client's roots (the MCP gateway: its roots/list).  Null: nothing known.
   std::shared_ptr<const boost::json::object> client_context = {};
+  // W3C trace context from the caller's transport (trace_context.hpp):
+  // written into the tool/call event and the observers' outcome, passed on
+  // by the MCP gateway; never read to decide.  One that is not valid is
+  // dropped when the call starts.
+  TraceContext trace = {};
 };
 
 struct ToolCall {

@@ -858,6 +858,7 @@ struct Gateway::Impl final : PeerHandler {
       // client asking.
       if (!call->from_server)
         c.identity.client_context = roots.context(client, *call->signal, &call->waiting);
+      c.identity.trace = trace_context_in(call->params);
       if (call->gated || call->tool == code_mode_tool || tools.is_own(call->tool)) {
         BatchResult b = host.call_batch({std::move(c)});
         return respond(call, b.results.at(0), b.additional_contexts);

@@ -11,6 +11,7 @@
 #include "http_checks.hpp"
 #include "jsonrpc.hpp"
 #include "raw_json.hpp"
+#include "request_envelope.hpp"
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -101,6 +102,11 @@ std::optional<std::string_view> header(const bhttp::request<bhttp::string_body>&
   const auto it = req.find(boost::beast::string_view(name.data(), name.size()));
   if (it == req.end()) return std::nullopt;
   return std::string_view(it->value().data(), it->value().size());
+}
+
+bool has_traceparent(const boost::json::object& params) {
+  const auto* meta = params.if_contains("_meta");
+  return meta && meta->is_object() && meta->get_object().contains("traceparent");
 }
 
 bool media_type_is(std::string_view value, std::string_view type) {
@@ -302,14 +308,20 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
       next_after_write_ = keep_alive_;
       return;
     }
+    if (auto r = check_request_headers(m, header(req, "MCP-Protocol-Version"),
+                                       header(req, "Mcp-Method"), header(req, "Mcp-Name")))
+      return refuse(r->status, r->code, r->message, keep_alive_, text_of(m.id()));
+    // Trace context sent as HTTP headers goes into the body's _meta, where
+    // the gateway reads it, unless the body names a trace of its own.
+    if (auto trace = trace_context_of(header(req, "traceparent").value_or(""),
+                                      header(req, "tracestate").value_or(""));
+        !trace.empty() && !has_traceparent(m.params()))
+      text = with_envelope(text, trace_envelope(trace));
     const auto open = object_open(text);
     const auto id = open ? find_member(text, *open, "id") : std::nullopt;
     if (!id)
       return refuse(400, rpc_error::invalid_request,
                     "write the request's \"id\" key without escapes", keep_alive_, text_of(m.id()));
-    if (auto r = check_request_headers(m, header(req, "MCP-Protocol-Version"),
-                                       header(req, "Mcp-Method"), header(req, "Mcp-Name")))
-      return refuse(r->status, r->code, r->message, keep_alive_, text_of(m.id()));
     relay(std::move(text), *id, m.method() == "subscriptions/listen");
   }
 

@@ -12,6 +12,7 @@
 #include "http_checks.hpp"
 #include "jsonrpc.hpp"
 #include "raw_json.hpp"
+#include "request_envelope.hpp"
 #include "sse_parser.hpp"
 
 #include <toolgate/json.hpp>
@@ -32,6 +33,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -87,6 +89,17 @@ std::optional<HttpUrl> parse_http_url(std::string_view text, std::string* why) {
     if (colon != std::string_view::npos) port = authority.substr(colon + 1);
   }
   if (u.host.empty()) return fail("the URL \"" + u.text + "\" names no host");
+  // A name, an IPv4 address or (bracketed) an IPv6 one with its zone: what
+  // else would go into the Host header and the request line as it is.
+  for (char c : u.host)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ||
+          (authority.starts_with('[') && (c == ':' || c == '%'))))
+      return fail("the URL \"" + u.text + "\" has a bad host (a character not allowed in one)");
+  for (char c : u.target)
+    if (c <= 0x20 || c > 0x7e)
+      return fail("the URL \"" + u.text +
+                  "\" has a space or a control or non-ASCII character in its path; percent-encode "
+                  "it");
   if (port.empty()) {
     u.port = u.tls ? "443" : "80";
   } else {
@@ -293,6 +306,13 @@ void HttpUpstream::Impl::add_headers(bhttp::request<bhttp::string_body>& req, co
   req.set(bhttp::field::content_type, "application/json");
   req.set(bhttp::field::accept, "application/json, text/event-stream");
   if (!o.bearer_token.empty()) req.set(bhttp::field::authorization, "Bearer " + o.bearer_token);
+  if (m.kind != Message::Kind::response) {
+    // The trace context of the body, for the server's HTTP layer (W3C
+    // Trace Context's own headers) as well as its MCP layer (_meta).
+    const auto trace = trace_context_in(m.params());
+    if (!trace.empty()) req.set("traceparent", trace.traceparent);
+    if (!trace.tracestate.empty()) req.set("tracestate", trace.tracestate);
+  }
   const auto version =
       m.kind == Message::Kind::response ? std::string_view() : envelope_version(m.params());
   if (!version.empty()) {

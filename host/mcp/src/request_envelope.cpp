@@ -76,4 +76,22 @@ std::string with_envelope(std::string_view request_text, const RequestEnvelope& 
   return out;
 }
 
+TraceContext trace_context_in(const json::object& params) {
+  const auto* meta = params.if_contains("_meta");
+  if (!meta || !meta->is_object()) return {};
+  auto text = [&](std::string_view key) {
+    const auto* v = meta->get_object().if_contains(key);
+    return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
+  };
+  return trace_context_of(text("traceparent"), text("tracestate"));
+}
+
+RequestEnvelope trace_envelope(const TraceContext& trace) {
+  RequestEnvelope e;
+  if (trace.empty()) return e;
+  e.defaults["traceparent"] = trace.traceparent;
+  if (!trace.tracestate.empty()) e.defaults["tracestate"] = trace.tracestate;
+  return e;
+}
+
 }  // namespace toolgate::mcp

@@ -11,6 +11,8 @@
 // rest of it reaches the server with the bytes it came with.
 #pragma once
 
+#include <toolgate/trace_context.hpp>
+
 #include <boost/json/object.hpp>
 
 #include <string>
@@ -36,5 +38,15 @@ RequestEnvelope gateway_envelope(boost::json::object capabilities = {});
 // are (the server refuses the request).  When the text cannot be edited in
 // place (a key written with escapes), the parsed request is written again.
 std::string with_envelope(std::string_view request_text, const RequestEnvelope& envelope);
+
+// The W3C trace context a message carries in params._meta (the keys
+// "traceparent" and "tracestate", which MCP reserves for it in every
+// version); empty when there is none or it is not valid.
+TraceContext trace_context_in(const boost::json::object& params);
+
+// What to add to a request that carries no trace context of its own when
+// its transport brought one (the listener's traceparent / tracestate
+// headers): an envelope of defaults, so the body's own always wins.
+RequestEnvelope trace_envelope(const TraceContext& trace);
 
 }  // namespace toolgate::mcp

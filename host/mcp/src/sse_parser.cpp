@@ -35,12 +35,17 @@ void SseParser::line_done() {
     dropped_ = 0;
     return;
   }
+  if (oversize_) {  // the part of an over-long line that was kept counts too
+    dropped_ += line_.size();
+    line_.clear();
+    return;
+  }
   std::string_view line = line_;
   std::string_view field = line.substr(0, line.find(':'));
   std::string_view value =
       field.size() < line.size() ? line.substr(field.size() + 1) : std::string_view();
   if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-  if (field == "data" && !oversize_) {
+  if (field == "data") {
     if (has_data_) data_.push_back('\n');
     data_.append(value);
     has_data_ = true;

@@ -164,9 +164,11 @@ const std::vector<Command>& commands() {
        "        [--on-drift block|ask|allow] [--server-protocol P] [--no-strict]\n"
        "        [--listen [HOST:]PORT [--token-file F] [--allow-origin O,...]\n"
        "         [--max-connections N] [--http-timeout-ms N]]\n"
-       "        -- CMD ARGS...\n"
-       "       toolgate mcp pin [--pins FILE] [--server-protocol P] -- CMD ARGS...",
-       "MCP gateway: run CMD as an MCP server on stdio and\n"
+       "        [--upstream-token-file F] [--upstream-ca F]\n"
+       "        -- CMD ARGS... | -- URL\n"
+       "       toolgate mcp pin [--pins FILE] [--server-protocol P] -- CMD ARGS... | -- URL",
+       "MCP gateway: run CMD as an MCP server on stdio (or\n"
+       "reach one at an http:// or https:// URL) and\n"
        "relay a client on our stdin/stdout to it, every\n"
        "tools/call through the pipeline (asks become\n"
        "elicitation requests to the client).  Strict:\n"
@@ -205,11 +207,19 @@ const std::vector<Command>& commands() {
        "                                within N ms (default 30000)\n"
        "  --code-mode-only              offer run_code instead of the server's tools\n"
        "                                (which stay its bindings)\n" CODE_MODE_HELP TOOL_SET_HELP
-       "  -- CMD ARGS...                the server's command; what follows -- is its own\n",
+       "  --upstream-token-file F       a URL server: send the first token in F (owner-\n"
+       "                                only) as its bearer token; a client's own token\n"
+       "                                is never passed on\n"
+       "  --upstream-ca F               a https:// server: trust the CAs in F (PEM)\n"
+       "                                instead of the system's\n"
+       "  -- CMD ARGS...                the server's command; what follows -- is its own\n"
+       "  -- URL                        or a server over Streamable HTTP (2026-07-28 or\n"
+       "                                2025-11-25 / 2025-06-18, with their sessions)\n",
        true,
        {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins", "--on-drift",
         "--code-sandbox", "--tools", "--workspace", "--server-protocol", "--listen", "--token-file",
-        "--allow-origin", "--max-connections", "--http-timeout-ms"},
+        "--allow-origin", "--max-connections", "--http-timeout-ms", "--upstream-token-file",
+        "--upstream-ca"},
        toolgate::cli::run_mcp},
       {"serve",
        "serve M... [--socket PATH] [--group NAME] [--allow-user USER]... [--no-probe]\n"

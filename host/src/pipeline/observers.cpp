@@ -18,11 +18,15 @@ boost::json::array Outcome::trail_json() const {
 }
 
 boost::json::object Outcome::to_json() const {
-  return {{"call",
-           {{"call_id", identity.call_id},
-            {"tool", identity.tool},
-            {"session_id", identity.session_id},
-            {"parent_token", identity.parent_token}}},
+  boost::json::object call{{"call_id", identity.call_id},
+                           {"tool", identity.tool},
+                           {"session_id", identity.session_id},
+                           {"parent_token", identity.parent_token}};
+  if (!identity.trace.empty()) {
+    call["traceparent"] = identity.trace.traceparent;
+    if (!identity.trace.tracestate.empty()) call["tracestate"] = identity.trace.tracestate;
+  }
+  return {{"call", std::move(call)},
           {"original_arguments", original_arguments},
           {"final_arguments", final_arguments},
           {"trail", trail_json()},

@@ -101,6 +101,8 @@ void decide_call(CallState& s, ToolCall& call, const DecideOptions& how) {
 void start_call(CallState& s, ToolCall& call) {
   s.identity = std::move(call.identity);
   if (s.identity.call_id.empty()) s.identity.call_id = new_call_id();
+  if (!s.identity.trace.empty())  // an embedder's, unchecked until now
+    s.identity.trace = trace_context_of(s.identity.trace.traceparent, s.identity.trace.tracestate);
   s.signal = call.signal ? std::move(call.signal) : Signal::make();
   s.tracing = s.bus.active() || !s.gen.observers.empty();
   if (s.tracing) s.trail.reserve(16);
@@ -115,6 +117,10 @@ void start_call(CallState& s, ToolCall& call) {
     }
     if (!s.identity.client.empty()) data["client"] = s.identity.client;
     if (!s.identity.agent_id.empty()) data["agent_id"] = s.identity.agent_id;
+    if (!s.identity.trace.empty()) {
+      data["traceparent"] = s.identity.trace.traceparent;
+      if (!s.identity.trace.tracestate.empty()) data["tracestate"] = s.identity.trace.tracestate;
+    }
     s.emit("tool/call", std::move(data));
   }
 }
