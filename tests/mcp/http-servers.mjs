@@ -10,7 +10,11 @@
 // PORT".  Tools: add (a, b), sleep (ms, id; notices cancellation), and, in
 // legacy mode, confirm (asks the client with elicitation/create first).
 // With TG_TEST_LOG set it appends one line per HTTP request ("http POST
-// tools/call add auth=Bearer ... session=yes") and per tool event.
+// tools/call add auth=Bearer ... session=yes ... conn=PORT", PORT the
+// client's side of the connection) and per tool event.  With
+// --drop-idle-ms N a connection idle for N ms after an answer is closed
+// while the Keep-Alive header still promises 5 s (a server whose idle
+// timeout is shorter than it says, or that restarted).
 import { appendFileSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -21,6 +25,7 @@ const [mode, ...rest] = process.argv.slice(2);
 const opt = (name, n = 1) => { const i = rest.indexOf(name); return i < 0 ? null : rest.slice(i + 1, i + 1 + n); };
 const token = opt('--token')?.[0] ?? null;
 const tls = opt('--tls', 2);
+const dropIdleMs = opt('--drop-idle-ms') ? Number(opt('--drop-idle-ms')[0]) : null;
 const log = (line) => { if (process.env.TG_TEST_LOG) appendFileSync(process.env.TG_TEST_LOG, line + '\n'); };
 
 const sleep = (id, ms, signal) => new Promise((resolve) => {
@@ -92,7 +97,7 @@ if (mode === 'modern') {
     await t.handleRequest(req, res, parsed);
   };
 } else {
-  console.error(`usage: http-servers.mjs modern|legacy [--tls CERT KEY] [--token T]`);
+  console.error(`usage: http-servers.mjs modern|legacy [--tls CERT KEY] [--token T] [--drop-idle-ms N]`);
   process.exit(2);
 }
 
@@ -103,7 +108,12 @@ const onRequest = async (req, res) => {
   try { parsed = body.length ? JSON.parse(body.toString()) : {}; } catch { method ||= '?'; }
   if (!method && body.length) method = parsed.method ?? 'response';
   const trace = `trace=${req.headers.traceparent ?? 'none'} state=${req.headers.tracestate ?? 'none'} meta-trace=${parsed.params?._meta?.traceparent ?? 'none'}`;
-  log(`http ${req.method} ${method} ${req.headers['mcp-name'] ?? ''} auth=${req.headers.authorization ?? 'none'} session=${req.headers['mcp-session-id'] ? 'yes' : 'no'} version=${req.headers['mcp-protocol-version'] ?? 'none'} ${trace}`);
+  log(`http ${req.method} ${method} ${req.headers['mcp-name'] ?? ''} auth=${req.headers.authorization ?? 'none'} session=${req.headers['mcp-session-id'] ? 'yes' : 'no'} version=${req.headers['mcp-protocol-version'] ?? 'none'} ${trace} conn=${req.socket.remotePort}`);
+  if (dropIdleMs !== null) {
+    const socket = req.socket;
+    clearTimeout(socket.dropTimer);
+    res.on('finish', () => { socket.dropTimer = setTimeout(() => socket.destroy(), dropIdleMs); });
+  }
   if (token && req.headers.authorization !== `Bearer ${token}`) {
     res.writeHead(401, { 'WWW-Authenticate': 'Bearer' });
     return res.end();
@@ -119,5 +129,6 @@ const onRequest = async (req, res) => {
 const server = tls
   ? https.createServer({ cert: readFileSync(tls[0]), key: readFileSync(tls[1]) }, onRequest)
   : http.createServer(onRequest);
+server.keepAliveTimeout = 5000;
 server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
 process.on('SIGTERM', () => process.exit(0));

@@ -404,6 +404,22 @@ modernTest('HTTP on both sides: the client\'s token stays at the gateway, the ga
   }
 });
 
+test('HTTP upstream: calls in a row share one kept-open connection; one the server dropped while idle is not used again', async () => {
+  const remote = await remoteServer('modern', ['--drop-idle-ms', '300']);
+  const c = await stdioThrough(`http://127.0.0.1:${remote.port}/mcp`);
+  try {
+    for (const [a, b] of [[1, 2], [3, 4], [5, 6]])
+      assert.equal(textOf(await c.client.callTool({ name: 'add', arguments: { a, b } })), String(a + b));
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    // The server closed it after 300 ms while its Keep-Alive header said 5 s.
+    assert.equal(textOf(await c.client.callTool({ name: 'add', arguments: { a: 7, b: 8 } })), '15');
+  } finally { await c.close(); }
+  const conns = httpLines(remote.log).filter((l) => l.startsWith('http POST tools/call add')).map((l) => l.match(/conn=(\d+)/)[1]);
+  assert.equal(conns.length, 4, conns.join(' '));
+  assert.equal(new Set(conns.slice(0, 3)).size, 1, `three calls in a row, one connection: ${conns.join(' ')}`);
+  assert.notEqual(conns[3], conns[2], 'the dropped connection is not used again');
+});
+
 test('trace context: a traceparent header or _meta member is in the call\'s event and audit record and goes upstream as both', async () => {
   const remote = await remoteServer('modern');
   const events = path.join(tmp, 'trace-events.jsonl');

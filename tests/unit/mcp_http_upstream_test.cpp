@@ -1,12 +1,14 @@
 // The pieces of the HTTP upstream bridge that need no socket
 // (host/mcp/include/toolgate/mcp/http_upstream.hpp, sse_parser.hpp,
 // http_checks.hpp): which URLs are taken, how an SSE stream is cut into
-// messages, how a tool name is written into a header.  The bridge itself
+// messages, how a tool name is written into a header, how long a server
+// says an idle connection stays open.  The bridge itself
 // is driven end to end against real SDK servers in tests/mcp/http.test.mjs.
 #include <toolgate/mcp/http_upstream.hpp>
 
 #include "http_checks.hpp"
 #include "sse_parser.hpp"
+#include "upstream_connections.hpp"
 
 #include <gtest/gtest.h>
 
@@ -133,4 +135,17 @@ TEST(McpHttpHeaders, ToolNamesGoOutPlainOrAsBase64AndComeBackTheSame) {
     EXPECT_EQ(*back, name);
   }
   EXPECT_EQ(http::encode_header_value("caf\xc3\xa9"), "=?base64?Y2Fmw6k=?=");
+}
+
+TEST(McpUpstreamConnections, TheServersKeepAliveTimeoutIsReadFromItsHeader) {
+  using std::chrono::seconds;
+  EXPECT_EQ(keep_alive_timeout("timeout=5"), seconds(5));
+  EXPECT_EQ(keep_alive_timeout("timeout=5, max=1000"), seconds(5));
+  EXPECT_EQ(keep_alive_timeout("max=1000,  Timeout=75 "), seconds(75));
+  EXPECT_EQ(keep_alive_timeout("timeout=0"), seconds(0));
+  EXPECT_EQ(keep_alive_timeout("max=5"), std::nullopt);
+  EXPECT_EQ(keep_alive_timeout(""), std::nullopt);
+  EXPECT_EQ(keep_alive_timeout("timeout=-1"), std::nullopt);
+  EXPECT_EQ(keep_alive_timeout("timeout=5s"), std::nullopt);
+  EXPECT_EQ(keep_alive_timeout("timeouts=5"), std::nullopt);
 }

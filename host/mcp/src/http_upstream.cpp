@@ -3,9 +3,10 @@
 // Threads: a dispatcher reads the gateway's lines and starts one thread per
 // message sent (a call can take minutes; each waits on its own connection,
 // so a slow call holds up no other); a legacy session adds one thread for
-// its GET stream.  Each exchange owns a small io_context for the connect
-// and handshake deadlines, then uses blocking reads; another thread ends
-// it by shutting its socket down (cancellation, shutdown).
+// its GET stream.  An exchange takes a connection from the pool
+// (upstream_connections.hpp: kept open between messages) and uses blocking
+// reads and writes on it; another thread ends it by shutting its socket
+// down (cancellation, shutdown), after which it is never reused.
 #include <toolgate/mcp/http_upstream.hpp>
 
 #include "framing.hpp"
@@ -14,10 +15,10 @@
 #include "raw_json.hpp"
 #include "request_envelope.hpp"
 #include "sse_parser.hpp"
+#include "upstream_connections.hpp"
 
 #include <toolgate/json.hpp>
 
-#include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
@@ -173,23 +174,6 @@ boost::system::error_code read_body(Stream& stream, beast::flat_buffer& buffer,
   return {};
 }
 
-// A connection: plain TCP or TLS over it.
-struct Connection {
-  net::io_context ioc;
-  std::optional<beast::tcp_stream> tcp_stream;
-  std::optional<beast::ssl_stream<beast::tcp_stream>> tls_stream;
-  beast::tcp_stream& lowest() {
-    return tls_stream ? beast::get_lowest_layer(*tls_stream) : *tcp_stream;
-  }
-  template <class F>
-  void with(F&& f) {
-    if (tls_stream)
-      f(*tls_stream);
-    else
-      f(*tcp_stream);
-  }
-};
-
 // Newlines in JSON text outside strings are whitespace: one line per message.
 std::string one_line(std::string text) {
   for (auto& c : text)
@@ -217,6 +201,7 @@ struct HttpUpstream::Impl {
   int in_read = -1, in_write = -1;    // the gateway writes in_write
   int out_read = -1, out_write = -1;  // the gateway reads out_read
   std::optional<ssl::context> tls;
+  std::unique_ptr<UpstreamConnections> connections;  // kept open between messages
   std::unique_ptr<LineReader> reader;
   std::unique_ptr<LineWriter> writer;
   std::thread dispatcher;
@@ -238,7 +223,6 @@ struct HttpUpstream::Impl {
   void listen_get_stream();
   void delete_session();
   void abort_all();
-  void connect(Connection& c, Exchange& ex);
   // The answer's messages, each a line to the gateway; true once the
   // answer to `id_text` was among them.
   bool deliver(std::string data, const std::string& id_text, const std::string& method);
@@ -260,42 +244,6 @@ void HttpUpstream::Impl::start(std::function<void()> work) {
     --running;
     changed.notify_all();
   }).detach();
-}
-
-void HttpUpstream::Impl::connect(Connection& c, Exchange& ex) {
-  tcp::resolver resolver(c.ioc);
-  boost::system::error_code ec;
-  const auto endpoints = resolver.resolve(o.url.host, o.url.port, ec);
-  if (ec) throw std::runtime_error("cannot resolve " + o.url.host + ": " + ec.message());
-  if (o.url.tls)
-    c.tls_stream.emplace(c.ioc, *tls);
-  else
-    c.tcp_stream.emplace(c.ioc);
-  auto& s = c.lowest();
-  s.expires_after(o.connect_timeout);
-  s.async_connect(endpoints, [&](boost::system::error_code e, const tcp::endpoint&) { ec = e; });
-  c.ioc.run();
-  if (ec)
-    throw std::runtime_error(
-        "cannot connect to " + o.url.host + ":" + o.url.port + ": " +
-        (ec == beast::error::timeout ? std::string("timed out") : ec.message()));
-  ex.attach(s.socket().native_handle());
-  if (c.tls_stream) {
-    if (!SSL_set_tlsext_host_name(c.tls_stream->native_handle(), o.url.host.c_str()))
-      throw std::runtime_error("cannot set the TLS server name");
-    c.tls_stream->set_verify_mode(ssl::verify_peer);
-    c.tls_stream->set_verify_callback(ssl::host_name_verification(o.url.host));
-    s.expires_after(o.connect_timeout);
-    c.tls_stream->async_handshake(ssl::stream_base::client,
-                                  [&](boost::system::error_code e) { ec = e; });
-    c.ioc.restart();
-    c.ioc.run();
-    if (ec)
-      throw std::runtime_error(
-          "the TLS handshake with " + o.url.host +
-          " failed: " + (ec == beast::error::timeout ? std::string("timed out") : ec.message()));
-  }
-  s.expires_never();
 }
 
 void HttpUpstream::Impl::add_headers(bhttp::request<bhttp::string_body>& req, const Message& m) {
@@ -371,8 +319,7 @@ void HttpUpstream::Impl::send(std::string text, Message m) {
   std::string failure;
   bool answered = false;
   try {
-    Connection c;
-    connect(c, *ex);
+    auto c = connections->take([&](int fd) { ex->attach(fd); });
     bhttp::request<bhttp::string_body> req{bhttp::verb::post, o.url.target, 11};
     add_headers(req, m);
     req.body() = text;
@@ -391,7 +338,7 @@ void HttpUpstream::Impl::send(std::string text, Message m) {
           failure = "the MCP server sent a message of " + std::to_string(n) +
                     " bytes, over the limit of " + std::to_string(o.max_message_bytes);
         });
-    c.with([&](auto& stream) {
+    c->with([&](auto& stream) {
       bhttp::write(stream, req);
       bhttp::read_header(stream, buffer, p);
       status = p.get().result_int();
@@ -411,6 +358,18 @@ void HttpUpstream::Impl::send(std::string text, Message m) {
       });
       if (ec) throw beast::system_error(ec);
     });
+    // Back to the pool when the answer was read whole and the server keeps
+    // the connection (bytes past the answer would be lost with this
+    // buffer), before a JSON answer is handed on, so the next message the
+    // answer prompts finds the connection there.
+    if (p.is_done() && p.get().keep_alive() && !oversize && buffer.size() == 0) {
+      ex->finish();  // from here on nothing shuts this socket down
+      if (!ex->was_cancelled())
+        connections->give_back(std::move(c),
+                               p.get().count(bhttp::field::keep_alive)
+                                   ? keep_alive_timeout(p.get()[bhttp::field::keep_alive])
+                                   : std::nullopt);
+    }
     if (oversize) {
       failure = "the MCP server's answer is over the limit of " +
                 std::to_string(o.max_message_bytes) + " bytes";
@@ -436,6 +395,11 @@ void HttpUpstream::Impl::send(std::string text, Message m) {
     } else if (is_request && !answered && failure.empty()) {
       failure = "the MCP server ended its answer without a response to the request";
     }
+  } catch (const boost::system::system_error& e) {
+    // Its what() carries Beast's source location; the reason is enough.
+    if (failure.empty())
+      failure = "the connection to the MCP server at " + o.url.text +
+                " failed before its answer was complete: " + e.code().message();
   } catch (const std::exception& e) {
     if (failure.empty()) failure = e.what();
   }
@@ -467,8 +431,7 @@ void HttpUpstream::Impl::listen_get_stream() {
     }
     unsigned status = 0;
     try {
-      Connection c;
-      connect(c, *ex);
+      auto c = connections->take([&](int fd) { ex->attach(fd); });
       bhttp::request<bhttp::string_body> req{bhttp::verb::get, o.url.target, 11};
       add_headers(req, Message{});
       req.erase(bhttp::field::content_type);
@@ -478,7 +441,7 @@ void HttpUpstream::Impl::listen_get_stream() {
       p.body_limit(boost::none);
       SseParser events(o.max_message_bytes,
                        [&](std::string data) { deliver(std::move(data), "", ""); });
-      c.with([&](auto& stream) {
+      c->with([&](auto& stream) {
         bhttp::write(stream, req);
         bhttp::read_header(stream, buffer, p);
         status = p.get().result_int();
@@ -505,23 +468,21 @@ void HttpUpstream::Impl::delete_session() {
     session = session_id;
   }
   if (session.empty()) return;
-  Exchange ex;
   try {
-    Connection c;
-    connect(c, ex);
+    auto c = connections->take([](int) {});
     bhttp::request<bhttp::string_body> req{bhttp::verb::delete_, o.url.target, 11};
     add_headers(req, Message{});
     req.erase(bhttp::field::content_type);
-    c.lowest().expires_after(std::chrono::seconds(2));
+    c->lowest().expires_after(std::chrono::seconds(2));
     beast::flat_buffer buffer;
     bhttp::response<bhttp::string_body> res;
-    c.with([&](auto& stream) {
+    c->with([&](auto& stream) {
       bhttp::async_write(stream, req, [&](boost::system::error_code, std::size_t) {});
-      c.ioc.restart();
-      c.ioc.run();
+      c->ioc.restart();
+      c->ioc.run();
       bhttp::async_read(stream, buffer, res, [&](boost::system::error_code, std::size_t) {});
-      c.ioc.restart();
-      c.ioc.run();
+      c->ioc.restart();
+      c->ioc.run();
     });
   } catch (const std::exception& e) {
     spdlog::debug("deleting the MCP session at {}: {}", o.url.text, e.what());
@@ -584,6 +545,7 @@ void HttpUpstream::Impl::dispatch() {
     aborting = true;
   }
   if (graceful) delete_session();
+  connections->close_all();
   abort_all();
   std::unique_lock lock(mutex);
   changed.wait(lock, [&] { return running == 0; });
@@ -612,6 +574,8 @@ std::unique_ptr<HttpUpstream> HttpUpstream::open(HttpUpstreamOptions options) {
           (impl->o.ca_file.empty() ? std::string(" of the system") : " from " + impl->o.ca_file) +
           ": " + ec.message());
   }
+  impl->connections = std::make_unique<UpstreamConnections>(
+      impl->o.url, impl->tls ? &*impl->tls : nullptr, impl->o.connect_timeout);
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0) throw std::runtime_error("cannot make the HTTP bridge's pipes");
   if (::pipe2(out, O_CLOEXEC) != 0) {
