@@ -24,8 +24,15 @@ bool valid_traceparent(std::string_view v) {
     return false;
   if (version == "ff" || all_zeros(trace_id) || all_zeros(parent_id)) return false;
   // Version 00 is exactly this long; a later one may carry more fields.
+  // Those are kept to hex and dashes and the whole to 256 characters: the
+  // value is passed on in an HTTP header, and from a body's _meta it could
+  // otherwise carry a CR LF and a header of its own.
   if (version == "00") return v.size() == size_00;
-  return v.size() == size_00 || v[size_00] == '-';
+  if (v.size() == size_00) return true;
+  if (v.size() > 256 || v[size_00] != '-') return false;
+  for (char c : v.substr(size_00))
+    if (c != '-' && !lower_hex(std::string_view(&c, 1))) return false;
+  return true;
 }
 
 bool valid_tracestate(std::string_view v) {

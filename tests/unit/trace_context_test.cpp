@@ -16,8 +16,15 @@ constexpr const char* parent = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba9
 TEST(TraceContext, TraceparentAsW3CDefinesIt) {
   EXPECT_TRUE(valid_traceparent(parent));
   EXPECT_TRUE(valid_traceparent("00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-00"));
-  // A later version may carry more fields after a dash.
-  EXPECT_TRUE(valid_traceparent("01-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01-extra"));
+  // A later version may carry more fields after a dash: hex and dashes only,
+  // since the value goes on in an HTTP header (no CR LF smuggled in from a
+  // body's _meta), and at most 256 characters.
+  EXPECT_TRUE(valid_traceparent("01-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01-0a1b"));
+  EXPECT_FALSE(valid_traceparent(
+      "01-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01-\r\nX-Injected: 1"));
+  EXPECT_FALSE(valid_traceparent("01-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01-a b"));
+  EXPECT_FALSE(valid_traceparent("01-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01-" +
+                                 std::string(300, 'a')));
   EXPECT_FALSE(valid_traceparent("01-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01x"));
   EXPECT_FALSE(valid_traceparent("00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01-x"));
   EXPECT_FALSE(valid_traceparent("ff-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"));

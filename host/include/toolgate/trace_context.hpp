@@ -25,7 +25,8 @@ struct TraceContext {
 
 // A traceparent as W3C Trace Context (level 1) defines it: lowercase hex,
 // a version other than ff (00 exactly 55 characters; a later version may
-// append "-..." fields), a trace id and a parent id that are not all zeros.
+// append "-..." fields of hex and dashes, 256 characters in all), a trace
+// id and a parent id that are not all zeros.
 bool valid_traceparent(std::string_view value);
 
 // A tracestate this host carries: at most 512 characters (what the
