@@ -420,6 +420,18 @@ test('HTTP upstream: calls in a row share one kept-open connection; one the serv
   assert.notEqual(conns[3], conns[2], 'the dropped connection is not used again');
 });
 
+test('HTTP upstream: a method with a CR LF from a client is not sent (it would add headers upstream)', async () => {
+  const { ResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const remote = await remoteServer('modern');
+  const c = await stdioThrough(`http://127.0.0.1:${remote.port}/mcp`);
+  try {
+    await assert.rejects(c.client.request({ method: 'ping\r\nX-Injected: yes', params: {} }, ResultSchema),
+      /Mcp-Method has a character an HTTP header cannot carry/);
+    assert.equal(textOf(await c.client.callTool({ name: 'add', arguments: { a: 1, b: 1 } })), '2');
+  } finally { await c.close(); }
+  assert.ok(httpLines(remote.log).every((l) => !l.startsWith('http POST ping')), readLog(remote.log));
+});
+
 test('trace context: a traceparent header or _meta member is in the call\'s event and audit record and goes upstream as both', async () => {
   const remote = await remoteServer('modern');
   const events = path.join(tmp, 'trace-events.jsonl');

@@ -246,6 +246,18 @@ void HttpUpstream::Impl::start(std::function<void()> work) {
   }).detach();
 }
 
+// A header whose value comes from a message: visible ASCII and spaces only,
+// else the message is not sent (a CR LF in a method or version taken from
+// a client's body would otherwise add headers of the client's choosing).
+static void set_from_message(bhttp::request<bhttp::string_body>& req, std::string_view name,
+                             std::string_view value) {
+  for (char c : value)
+    if (c < 0x20 || c > 0x7e)
+      throw std::runtime_error("the message's " + std::string(name) +
+                               " has a character an HTTP header cannot carry; not sent");
+  req.set(name, value);
+}
+
 void HttpUpstream::Impl::add_headers(bhttp::request<bhttp::string_body>& req, const Message& m) {
   req.set(bhttp::field::host, o.url.host.find(':') != std::string::npos
                                   ? "[" + o.url.host + "]:" + o.url.port
@@ -258,15 +270,15 @@ void HttpUpstream::Impl::add_headers(bhttp::request<bhttp::string_body>& req, co
     // The trace context of the body, for the server's HTTP layer (W3C
     // Trace Context's own headers) as well as its MCP layer (_meta).
     const auto trace = trace_context_in(m.params());
-    if (!trace.empty()) req.set("traceparent", trace.traceparent);
-    if (!trace.tracestate.empty()) req.set("tracestate", trace.tracestate);
+    if (!trace.empty()) set_from_message(req, "traceparent", trace.traceparent);
+    if (!trace.tracestate.empty()) set_from_message(req, "tracestate", trace.tracestate);
   }
   const auto version =
       m.kind == Message::Kind::response ? std::string_view() : envelope_version(m.params());
   if (!version.empty()) {
     // 2026-07-28: the headers mirror the body as sent.
-    req.set("MCP-Protocol-Version", std::string(version));
-    req.set("Mcp-Method", std::string(m.method()));
+    set_from_message(req, "MCP-Protocol-Version", version);
+    set_from_message(req, "Mcp-Method", m.method());
     const char* member = m.method() == "resources/read"                              ? "uri"
                          : m.method() == "tools/call" || m.method() == "prompts/get" ? "name"
                                                                                      : nullptr;
@@ -276,7 +288,8 @@ void HttpUpstream::Impl::add_headers(bhttp::request<bhttp::string_body>& req, co
     return;
   }
   std::lock_guard lock(mutex);
-  if (!negotiated_version.empty()) req.set("MCP-Protocol-Version", negotiated_version);
+  if (!negotiated_version.empty())
+    set_from_message(req, "MCP-Protocol-Version", negotiated_version);
   if (!session_id.empty()) req.set("Mcp-Session-Id", session_id);
 }
 
