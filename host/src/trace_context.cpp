@@ -48,4 +48,10 @@ TraceContext trace_context_of(std::string_view traceparent, std::string_view tra
           valid_tracestate(tracestate) ? std::string(tracestate) : std::string()};
 }
 
+void add_trace_context(boost::json::object& into, const TraceContext& trace) {
+  if (trace.empty()) return;
+  into["traceparent"] = trace.traceparent;
+  if (!trace.tracestate.empty()) into["tracestate"] = trace.tracestate;
+}
+
 }  // namespace toolgate

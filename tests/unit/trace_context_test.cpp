@@ -48,11 +48,16 @@ TEST(TraceContext, TracestateIsKeptOnlyWithAValidParentAndWithinBounds) {
   EXPECT_EQ(trace_context_of(parent, "a=1\nb=2").tracestate, "");
 }
 
+// The outcomes a result observer (the audit plugin's place) sees, as JSON.
+static void record_outcomes(Fixture& f, std::vector<json::object>& outcomes) {
+  f.host.add_result_observer("audit", {"record"},
+                             [&](const Outcome& o) { outcomes.push_back(o.to_json()); });
+}
+
 TEST(TraceContext, ACallCarriesItIntoItsEventAndTheObserversOutcome) {
   Fixture f;
   std::vector<json::object> outcomes;
-  f.host.add_result_observer("audit", {"record"},
-                             [&](const Outcome& o) { outcomes.push_back(o.to_json()); });
+  record_outcomes(f, outcomes);
   ToolCall c;
   c.identity.tool = "echo";
   c.identity.call_id = "traced";
@@ -71,8 +76,7 @@ TEST(TraceContext, ACallCarriesItIntoItsEventAndTheObserversOutcome) {
 TEST(TraceContext, OneThatIsNotValidIsDroppedAndACallWithoutOneSaysNothing) {
   Fixture f;
   std::vector<json::object> outcomes;
-  f.host.add_result_observer("audit", {"record"},
-                             [&](const Outcome& o) { outcomes.push_back(o.to_json()); });
+  record_outcomes(f, outcomes);
   ToolCall bad;
   bad.identity.tool = "echo";
   bad.identity.trace = {"00-xyz", "rojo=1"};

@@ -11,6 +11,8 @@
 // allow or deny.
 #pragma once
 
+#include <boost/json/object.hpp>
+
 #include <string>
 #include <string_view>
 
@@ -37,5 +39,10 @@ bool valid_tracestate(std::string_view value);
 // tracestate is dropped too); a tracestate that is not valid is dropped
 // alone.  Neither is ever an error: a bad header restarts the trace.
 TraceContext trace_context_of(std::string_view traceparent, std::string_view tracestate);
+
+// Writes "traceparent" (and "tracestate" when there is one) into `into`
+// when `trace` is not empty: the tool/call event's data and the outcome's
+// "call" object carry them under these names.
+void add_trace_context(boost::json::object& into, const TraceContext& trace);
 
 }  // namespace toolgate

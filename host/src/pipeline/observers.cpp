@@ -22,10 +22,7 @@ boost::json::object Outcome::to_json() const {
                            {"tool", identity.tool},
                            {"session_id", identity.session_id},
                            {"parent_token", identity.parent_token}};
-  if (!identity.trace.empty()) {
-    call["traceparent"] = identity.trace.traceparent;
-    if (!identity.trace.tracestate.empty()) call["tracestate"] = identity.trace.tracestate;
-  }
+  add_trace_context(call, identity.trace);
   return {{"call", std::move(call)},
           {"original_arguments", original_arguments},
           {"final_arguments", final_arguments},

@@ -117,10 +117,7 @@ void start_call(CallState& s, ToolCall& call) {
     }
     if (!s.identity.client.empty()) data["client"] = s.identity.client;
     if (!s.identity.agent_id.empty()) data["agent_id"] = s.identity.agent_id;
-    if (!s.identity.trace.empty()) {
-      data["traceparent"] = s.identity.trace.traceparent;
-      if (!s.identity.trace.tracestate.empty()) data["tracestate"] = s.identity.trace.tracestate;
-    }
+    add_trace_context(data, s.identity.trace);
     s.emit("tool/call", std::move(data));
   }
 }
