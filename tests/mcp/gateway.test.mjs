@@ -8,8 +8,9 @@
 // package-lock.json (ctest's mcp.npm_ci fixture does that).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -1611,4 +1612,141 @@ test('a 2025 server cannot put a 2026-07-28 question to the client: its result r
     g.child.stdin.end();
   }
   assert.equal((await g.exited).code, 0, g.stderr());
+});
+
+// ---- replicas: pins and approvals shared through a real redis-server ---------------------
+const haveRedis = (() => { try { return spawnSync('redis-server', ['--version']).status === 0; } catch { return false; } })();
+const redisTest = (name, fn) => test(name, haveRedis ? {} : {
+  skip: 'redis-server is not installed (packaging/install-deps.sh installs it)',
+}, fn);
+async function freePort() {
+  const s = net.createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+// A redis-server of the test's own on 127.0.0.1, keeping nothing on disk.
+async function startRedis(port) {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '',
+    '--appendonly', 'no', '--loglevel', 'warning'], { stdio: 'ignore' });
+  leftovers.children.push(child);
+  const exited = new Promise((r) => child.on('exit', r));
+  const accepts = () => new Promise((r) => {
+    const s = net.connect(port, '127.0.0.1', () => { s.destroy(); r(true); });
+    s.on('error', () => r(false));
+  });
+  for (let i = 0; i < 500 && !(await accepts()); ++i) await new Promise((r) => setTimeout(r, 10));
+  return { async stop() { child.kill('SIGKILL'); await exited; } };
+}
+const privateFile = (name, text) => {
+  const file = path.join(tmp, name);
+  writeFileSync(file, text, { mode: 0o600 });
+  return file;
+};
+const storeFlags = (port, prefix) => ['--redis', `127.0.0.1:${port}`, '--redis-prefix', `e2e-${process.pid}-${prefix}:`];
+
+redisTest('replicas with --redis: a tool one replica pinned, changed before another meets it, is refused there; a store that does not answer refuses it too', async () => {
+  const port = await freePort();
+  let redis = await startRedis(port);
+  const empty = testManifest('empty-replicas', []);
+  const listed = async (g, id) => (g.send({ jsonrpc: '2.0', id, method: 'tools/list' }),
+    (await g.next((m) => m.id === id)).result.tools.map((t) => t.name));
+  const a = await rawSession(storeFlags(port, 'pins'), newLog(), { server: rawServer, manifestFile: empty });
+  const log = newLog();
+  const b = await rawSession(storeFlags(port, 'pins'), log, { server: rawServer, manifestFile: empty, env: { TG_TEST_MUTATED: '1' } });
+  // Alone, a replica pins what it first sees, changed or not.
+  const alone = await rawSession([], newLog(), { server: rawServer, manifestFile: empty, env: { TG_TEST_MUTATED: '1' } });
+  try {
+    assert.deepEqual(await listed(a, 2), ['run', 'c_tool']);
+    assert.deepEqual(await listed(alone, 2), ['run', 'c_tool']);
+    assert.deepEqual(await listed(b, 2), ['c_tool'], 'the changed tool is not offered');
+    const r = await rawCall(b, 3, 'pulled');
+    assert.equal(errorOf(r.result).source, 'toolgate.mcp/pins');
+    assert.match(errorOf(r.result).message, /changed its definition since it was pinned by another replica in the shared store redis:\/\/127\.0\.0\.1:/);
+    assert.doesNotMatch(readLog(log), /executed run pulled/);
+    assert.equal(textOf((await rawCall(a, 3, 'kept')).result), 'ran kept');
+
+    // The store goes away: a replica meeting the tools now cannot check
+    // them, so it serves none of them until a listing reaches the store.
+    await redis.stop();
+    const c = await rawSession(storeFlags(port, 'down'), newLog(), { server: rawServer, manifestFile: empty });
+    try {
+      assert.deepEqual(await listed(c, 2), []);
+      const refused = await rawCall(c, 3, 'unchecked');
+      assert.match(errorOf(refused.result).message, /pin of the MCP server's tool "run" cannot be checked: the replicas' shared store .* did not answer/);
+      redis = await startRedis(port);
+      await new Promise((r) => setTimeout(r, 300));  // past the pause after a failure
+      assert.deepEqual(await listed(c, 4), ['run', 'c_tool']);
+      assert.equal(textOf((await rawCall(c, 5, 'checked')).result), 'ran checked');
+    } finally { c.child.stdin.end(); }
+    assert.equal((await c.exited).code, 0);
+  } finally {
+    for (const g of [a, b, alone]) g.child.stdin.end();
+    await redis.stop();
+  }
+  for (const g of [a, b, alone]) assert.equal((await g.exited).code, 0, g.stderr());
+});
+
+redisTest('replicas with --seal-key-file: an approval asked on one runs on another, once; with the store down it is asked again', async () => {
+  const port = await freePort();
+  let redis = await startRedis(port);
+  const askLook = testManifest('ask-look-replicas', [
+    { id: 'toolgate.policy', path: path.join(PLUGINS, 'toolgate_policy.so'),
+      config: { rules: [{ tools: 'look', when: [{ pointer: '/path', regex: 'ask-me' }], verdict: 'ask', reason: 'looking there needs approval' }] } },
+  ]);
+  const keys = privateFile('seal.keys', `# the replicas' key\n${'0123456789abcdef'.repeat(4)}\n`);
+  const shared = [...storeFlags(port, 'seal'), '--seal-key-file', keys];
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+  const yes = { 'toolgate/approval': { action: 'accept', content: {} } };
+  const call = (g, id, p, extra = {}) => (g.send({ jsonrpc: '2.0', id, method: 'tools/call',
+    params: { _meta: meta, name: 'look', arguments: { path: p }, ...extra } }), g.next((m) => m.id === id));
+  const a = rawGateway(shared, newLog(), { manifestFile: askLook });
+  const b = rawGateway(shared, newLog(), { manifestFile: askLook });
+  // Same store, its own key: what a replica without the key file does.
+  const own = rawGateway(storeFlags(port, 'seal'), newLog(), { manifestFile: askLook });
+  try {
+    const asked = await call(a, 1, '/ask-me/a');
+    assert.equal(asked.result.resultType, 'input_required', JSON.stringify(asked));
+    const state = asked.result.requestState;
+    assert.equal((await call(own, 1, '/ask-me/a', { inputResponses: yes, requestState: state })).result.resultType,
+      'input_required', 'another key does not open it');
+    const ran = await call(b, 2, '/ask-me/a', { inputResponses: yes, requestState: state });
+    assert.equal(ran.result.resultType, 'complete', JSON.stringify(ran));
+    assert.equal(ran.result.content[0].text, 'looked at /ask-me/a');
+    // Spent on b, so a asks again: one approval, one run, whichever replica.
+    assert.equal((await call(a, 3, '/ask-me/a', { inputResponses: yes, requestState: state })).result.resultType, 'input_required');
+    assert.equal((await call(b, 4, '/ask-me/a', { inputResponses: yes, requestState: state })).result.resultType, 'input_required');
+
+    // The store goes away: an approval cannot be spent once, so it is not taken.
+    const again = (await call(a, 5, '/ask-me/b')).result.requestState;
+    await redis.stop();
+    assert.equal((await call(b, 6, '/ask-me/b', { inputResponses: yes, requestState: again })).result.resultType, 'input_required');
+    assert.match(b.stderr(), /cannot accept \(the replicas' shared store redis:\/\/127\.0\.0\.1:\d+ \(prefix "[^"]+"\) did not answer, so it cannot be spent once/);
+    redis = await startRedis(port);
+    await new Promise((r) => setTimeout(r, 300));
+    const later = await call(b, 7, '/ask-me/b', { inputResponses: yes, requestState: again });
+    assert.equal(later.result.resultType, 'complete', JSON.stringify(later));
+  } finally {
+    for (const g of [a, b, own]) g.child.stdin.end();
+    await redis.stop();
+  }
+  for (const g of [a, b, own]) assert.equal((await g.exited).code, 0, g.stderr());
+
+  // Refused at start: a shared key without a store, a key others can read, a short key.
+  const openKeys = path.join(tmp, 'open.keys');
+  writeFileSync(openKeys, `${'0123456789abcdef'.repeat(4)}\n`, { mode: 0o644 });
+  const shortKeys = privateFile('short.keys', 'too-short-for-a-key\n');
+  for (const [args, why] of [
+    [['--seal-key-file', keys], /--seal-key-file goes with --redis HOST:PORT: a shared key without a shared store would let one approval run once on every replica/],
+    [[...storeFlags(port, 'x'), '--seal-key-file', openKeys], /the sealing key file .* can be read or written by others; run chmod 600 on it/],
+    [[...storeFlags(port, 'x'), '--seal-key-file', shortKeys], /the sealing key file .*, line 1: each line must be at least 32 characters/],
+    [['--redis', `127.0.0.1:${port}`], /--redis needs --redis-prefix P/],
+  ]) {
+    const g = rawGateway(args, '', { manifestFile: askLook });
+    g.child.stdin.end();
+    assert.notEqual((await g.exited).code, 0, args.join(' '));
+    assert.match(g.stderr(), why);
+  }
 });

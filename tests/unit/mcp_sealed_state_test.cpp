@@ -45,11 +45,29 @@ TEST(McpSealedState, ANonceIsClaimedOnceUntilItExpires) {
   const auto n = random_nonce();
   EXPECT_EQ(n.size(), 32u);
   EXPECT_NE(n, random_nonce());
-  EXPECT_TRUE(used.claim(n, later));
-  EXPECT_FALSE(used.claim(n, later));
-  EXPECT_TRUE(used.claim("expired", 1));  // long expired: forgotten at the next claim
-  EXPECT_TRUE(used.claim("other", later));
-  EXPECT_TRUE(used.claim("expired", 1));
+  std::string why;
+  EXPECT_TRUE(used.claim(n, later, &why));
+  EXPECT_FALSE(used.claim(n, later, &why));
+  EXPECT_EQ(why, "it was used already (an approval is for one run)");
+  EXPECT_TRUE(used.claim("expired", 1, &why));  // long expired: forgotten at the next claim
+  EXPECT_TRUE(used.claim("other", later, &why));
+  EXPECT_TRUE(used.claim("expired", 1, &why));
+}
+
+TEST(McpSealedState, SharedKeysSealWithTheFirstAndOpenWithAny) {
+  const std::string old_key(40, 'o'), new_key(40, 'n');
+  StateSealer before({old_key});
+  StateSealer replica({old_key});
+  StateSealer rotated({new_key, old_key});
+  std::string why;
+  const auto sealed_before = before.seal({{"tool", "t"}}, 10min);
+  EXPECT_TRUE(replica.open(sealed_before, &why)) << why;  // any replica holding the key
+  EXPECT_TRUE(rotated.open(sealed_before, &why)) << why;  // the old key still opens
+  const auto sealed_after = rotated.seal({{"tool", "t"}}, 10min);
+  EXPECT_FALSE(before.open(sealed_after, &why));  // sealed with the new key
+  EXPECT_TRUE(StateSealer({new_key}).open(sealed_after, &why)) << why;
+  EXPECT_FALSE(StateSealer().open(sealed_after, &why));
+  EXPECT_THROW(StateSealer(std::vector<std::string>{}), std::invalid_argument);
 }
 
 TEST(McpSealedState, ArgumentsHashIgnoresSpellingNotValues) {

@@ -13,7 +13,9 @@
 #include "raw_json.hpp"
 #include "request_envelope.hpp"
 #include "sealed_state.hpp"
+#include "secret_files.hpp"
 #include "server_tools.hpp"
+#include "shared_store.hpp"
 #include "tool_mapping.hpp"
 #include "tool_pins.hpp"
 #include "worker_pool.hpp"
@@ -43,10 +45,24 @@ OnDrift on_drift_of(const std::string& s) {
   throw std::invalid_argument("on_drift must be block, ask or allow, not \"" + s + "\"");
 }
 
-ToolPins pins_from(const GatewayOptions& o) {
+ToolPins pins_from(const GatewayOptions& o, SharedStore* shared) {
   std::optional<PinMap> file;
   if (!o.pin_file.empty()) file = read_pin_file(o.pin_file);
-  return ToolPins(std::move(file), on_drift_of(o.on_drift), o.pin_file.string());
+  return ToolPins(std::move(file), on_drift_of(o.on_drift), o.pin_file.string(), shared);
+}
+
+std::unique_ptr<SharedStore> shared_store_from(const GatewayOptions& o) {
+  if (!o.seal_key_file.empty() && !o.shared_store)
+    throw std::invalid_argument(
+        "a shared sealing key needs a shared store: without one each replica keeps its own "
+        "list of spent approvals, and one approval could run once on every replica");
+  return o.shared_store ? std::make_unique<SharedStore>(*o.shared_store) : nullptr;
+}
+
+// The approvals' key: the replicas' shared keys, or this process's own.
+StateSealer sealer_from(const GatewayOptions& o) {
+  if (o.seal_key_file.empty()) return StateSealer();
+  return StateSealer(read_secret_lines(o.seal_key_file, "sealing key file", 32));
 }
 }  // namespace
 
@@ -60,7 +76,8 @@ struct Gateway::Impl final : PeerHandler {
         client("the client", client_in, client_out, opt.max_message_bytes, opt.signal_check),
         server("the MCP server", s.stdout_fd(), s.stdin_fd(), opt.max_message_bytes,
                opt.signal_check),
-        pins(pins_from(opt)),
+        shared_store(shared_store_from(opt)),
+        pins(pins_from(opt, shared_store.get())),
         tools(
             h,
             [this](const ToolContext& c, ToolCompletion done) { forward_call(c, std::move(done)); },
@@ -95,6 +112,8 @@ struct Gateway::Impl final : PeerHandler {
   const bool server_modern = opt.server_protocol.modern;
   Peer client;
   Peer server;
+  // What replicas share (null without --redis); pins and used_states use it.
+  std::unique_ptr<SharedStore> shared_store;
   ToolPins pins;
   ClientCalls calls;
   ClientRoots roots;
@@ -120,8 +139,12 @@ struct Gateway::Impl final : PeerHandler {
   // the gateway initialized for a 2026-07-28 client) or, for a 2026-07-28
   // server, the same members from its DiscoverResult.  Under state_mutex.
   json::object server_init;
-  StateSealer sealer;
-  UsedNonces used_states;  // approvals already spent (sealed_state.hpp)
+  StateSealer sealer{sealer_from(opt)};
+  UsedNonces used_states{shared_store.get()};  // approvals already spent (sealed_state.hpp)
+  // Whom a sealed state is for: this process, or with shared keys every
+  // replica spending its approvals in the same store (prefix).
+  const std::string seal_scope =
+      opt.seal_key_file.empty() ? opt.session_id : "replicas:" + opt.shared_store->prefix;
   std::atomic<bool> shutting_down{false};
   std::atomic<std::uint64_t> call_counter{0};
   mutable std::mutex state_mutex;
@@ -1320,7 +1343,7 @@ struct Gateway::Impl final : PeerHandler {
     json::object claims{{"kind", "input"},
                         {"tool", name},
                         {"args", arguments_hash(round.arguments)},
-                        {"session", opt.session_id},
+                        {"session", seal_scope},
                         {"nonce", random_nonce()},
                         {"questions", std::move(questions)},
                         {"round", round_no}};
@@ -1358,7 +1381,7 @@ struct Gateway::Impl final : PeerHandler {
     };
     if (!claim_is("kind", "input")) return std::nullopt;
     if (!claim_is("tool", tool) || !claim_is("args", arguments_hash(arguments)) ||
-        !claim_is("session", opt.session_id))
+        !claim_is("session", seal_scope))
       return std::nullopt;
     return claims;
   }
@@ -1378,13 +1401,14 @@ struct Gateway::Impl final : PeerHandler {
     if (!claims) return std::nullopt;
     const auto* nonce = claims->if_contains("nonce");
     const auto* exp = claims->if_contains("exp");
+    std::string why = "it names no nonce";
     if (!nonce || !nonce->is_string() ||
         !used_states.claim(std::string(nonce->get_string()),
-                           exp && exp->is_int64() ? exp->get_int64() : 0)) {
+                           exp && exp->is_int64() ? exp->get_int64() : 0, &why)) {
       spdlog::warn(
-          "a retry of {} answered the MCP server's questions with a state already used; "
-          "the server is called without the answers",
-          tool);
+          "a retry of {} answered the MCP server's questions with a state toolgate cannot "
+          "accept ({}); the server is called without the answers",
+          tool, why);
       return std::nullopt;
     }
     RetryAnswers out;
@@ -1577,12 +1601,16 @@ struct Gateway::Impl final : PeerHandler {
       const auto* approved = claims->if_contains("approved");
       const auto* nonce = claims->if_contains("nonce");
       const auto* exp = claims->if_contains("exp");
+      std::string why;
       if (approved && approved->is_string() && approved->get_string() == question_hash && nonce &&
-          nonce->is_string() &&
-          used_states.claim("approval/" + std::string(nonce->get_string()),
-                            exp && exp->is_int64() ? exp->get_int64() : 0)) {
-        call->approved_question = question_hash;
-        return ApprovalAnswer::allowed_once;
+          nonce->is_string()) {
+        if (used_states.claim("approval/" + std::string(nonce->get_string()),
+                              exp && exp->is_int64() ? exp->get_int64() : 0, &why)) {
+          call->approved_question = question_hash;
+          return ApprovalAnswer::allowed_once;
+        }
+        spdlog::warn("a retry of {} carried an approval toolgate cannot accept ({}); asking again",
+                     r.identity.tool, why);
       }
     }
     const auto* state = call->params.if_contains("requestState");
@@ -1599,17 +1627,16 @@ struct Gateway::Impl final : PeerHandler {
       };
       const auto* nonce = claims ? claims->if_contains("nonce") : nullptr;
       if (claim_is("tool", r.identity.tool) && claim_is("args", hash) &&
-          claim_is("session", opt.session_id) && claim_is("question", question_hash) && nonce &&
+          claim_is("session", seal_scope) && claim_is("question", question_hash) && nonce &&
           nonce->is_string()) {
         const auto* exp = claims->if_contains("exp");
         // Once: an approval is for one run of the call, not for its replays.
         if (used_states.claim(std::string(nonce->get_string()),
-                              exp && exp->is_int64() ? exp->get_int64() : 0)) {
+                              exp && exp->is_int64() ? exp->get_int64() : 0, &why)) {
           const auto given = approval_from_response(json::object{{"result", *answer}});
           if (given == ApprovalAnswer::allowed_once) call->approved_question = question_hash;
           return given;
         }
-        why = "it was used already (an approval is for one run)";
       } else if (claims) {
         why = "it was given for another call, other arguments or another question";
       }
@@ -1623,7 +1650,7 @@ struct Gateway::Impl final : PeerHandler {
                      {"inputRequests", json::object{{approval_key, std::move(question)}}},
                      {"requestState", sealer.seal({{"tool", r.identity.tool},
                                                    {"args", hash},
-                                                   {"session", opt.session_id},
+                                                   {"session", seal_scope},
                                                    {"question", question_hash},
                                                    {"nonce", random_nonce()}},
                                                   approval_ttl)}};

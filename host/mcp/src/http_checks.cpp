@@ -1,17 +1,14 @@
 #include "http_checks.hpp"
 
+#include "secret_files.hpp"
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <boost/asio/ip/address.hpp>
 
 #include <array>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <stdexcept>
 
 namespace toolgate::mcp::http {
@@ -24,12 +21,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
     s.remove_suffix(1);
   return s;
-}
-
-bool visible_ascii(std::string_view s) {
-  for (unsigned char c : s)
-    if (c < 0x21 || c > 0x7e) return false;
-  return true;
 }
 
 std::array<unsigned char, SHA256_DIGEST_LENGTH> digest(std::string_view s) {
@@ -66,38 +57,7 @@ unsigned status_for_error_code(std::int64_t code) {
 namespace toolgate::mcp {
 
 std::vector<std::string> read_token_file(const std::filesystem::path& file) {
-  using namespace http;
-  const std::string name = file.string();
-  struct stat st {};
-  if (::stat(name.c_str(), &st) != 0)
-    throw std::runtime_error("cannot read the token file " + name + ": " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode))
-    throw std::runtime_error("the token file " + name + " is not a regular file");
-  if (st.st_uid != ::geteuid())
-    throw std::runtime_error("the token file " + name +
-                             " belongs to another user; it must be this user's own (chown it)");
-  if ((st.st_mode & 077) != 0)
-    throw std::runtime_error("the token file " + name +
-                             " can be read or written by others; run chmod 600 on it");
-  std::ifstream in(file);
-  if (!in)
-    throw std::runtime_error("cannot read the token file " + name + ": " + std::strerror(errno));
-  std::vector<std::string> tokens;
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
-    const auto t = trim(line);
-    if (t.empty() || t.front() == '#') continue;
-    if (!visible_ascii(t) || t.size() < min_token_length)
-      throw std::runtime_error("the token file " + name + ", line " + std::to_string(n) +
-                               ": a token must be at least " + std::to_string(min_token_length) +
-                               " characters of visible ASCII, without spaces (for example the "
-                               "output of: openssl rand -hex 32)");
-    tokens.emplace_back(t);
-  }
-  if (tokens.empty())
-    throw std::runtime_error("the token file " + name +
-                             " holds no token (one per line; '#' starts a comment)");
-  return tokens;
+  return read_secret_lines(file, "token file", http::min_token_length);
 }
 
 }  // namespace toolgate::mcp

@@ -1,6 +1,7 @@
 #include "sealed_state.hpp"
 
 #include "canonical_json.hpp"
+#include "shared_store.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -63,15 +64,20 @@ std::int64_t unix_ms(StateSealer::Clock::time_point t) {
 }  // namespace
 
 StateSealer::StateSealer() {
-  key_.resize(32);
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(key_.data()), static_cast<int>(key_.size())) != 1)
+  std::string key(32, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(key.data()), static_cast<int>(key.size())) != 1)
     throw std::runtime_error("no random bytes for the requestState key (OpenSSL RAND_bytes)");
+  keys_.push_back(std::move(key));
 }
 
-std::string StateSealer::mac(std::string_view text) const {
+StateSealer::StateSealer(std::vector<std::string> keys) : keys_(std::move(keys)) {
+  if (keys_.empty()) throw std::invalid_argument("StateSealer needs at least one key");
+}
+
+std::string StateSealer::mac(const std::string& key, std::string_view text) {
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
-  if (!HMAC(EVP_sha256(), key_.data(), static_cast<int>(key_.size()),
+  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
             reinterpret_cast<const unsigned char*>(text.data()), text.size(), out, &n))
     throw std::runtime_error("HMAC-SHA256 failed (OpenSSL)");
   return std::string(reinterpret_cast<const char*>(out), n);
@@ -80,7 +86,7 @@ std::string StateSealer::mac(std::string_view text) const {
 std::string StateSealer::seal(json::object claims, std::chrono::milliseconds ttl) const {
   claims["exp"] = unix_ms(Clock::now() + ttl);
   std::string body = std::string(prefix) + base64url(canonical_json_text(claims));
-  return body + "." + base64url(mac(body));
+  return body + "." + base64url(mac(keys_.front(), body));
 }
 
 std::optional<json::object> StateSealer::open(std::string_view state, std::string* why,
@@ -94,10 +100,13 @@ std::optional<json::object> StateSealer::open(std::string_view state, std::strin
   if (dot < prefix.size()) return fail("it is not a state toolgate made");
   const auto body = state.substr(0, dot);
   const auto given = from_base64url(state.substr(dot + 1));
-  const std::string expected = mac(body);
-  if (!given || given->size() != expected.size() ||
-      CRYPTO_memcmp(given->data(), expected.data(), expected.size()) != 0)
-    return fail("its seal does not match (changed, or sealed by another gateway)");
+  bool sealed_here = false;
+  for (const auto& key : keys_) {
+    const std::string expected = mac(key, body);
+    sealed_here |= given && given->size() == expected.size() &&
+                   CRYPTO_memcmp(given->data(), expected.data(), expected.size()) == 0;
+  }
+  if (!sealed_here) return fail("its seal does not match (changed, or sealed by another gateway)");
   const auto text = from_base64url(body.substr(prefix.size()));
   if (!text) return fail("it is not a state toolgate made");
   boost::system::error_code ec;
@@ -108,12 +117,24 @@ std::optional<json::object> StateSealer::open(std::string_view state, std::strin
   return std::move(v.get_object());
 }
 
-bool UsedNonces::claim(const std::string& nonce, std::int64_t expires_unix_ms) {
+bool UsedNonces::claim(const std::string& nonce, std::int64_t expires_unix_ms, std::string* why) {
+  if (shared_) {
+    std::string error;
+    const auto fresh = shared_->spend_once(nonce, expires_unix_ms, &error);
+    if (!fresh)
+      *why = "the replicas' shared store " + shared_->where() +
+             " did not answer, so it cannot be spent once (" + error + ")";
+    else if (!*fresh)
+      *why = "it was used already, on this replica or another (an approval is for one run)";
+    return fresh.value_or(false);
+  }
   const auto now = unix_ms(StateSealer::Clock::now());
   std::lock_guard lock(mutex_);
   for (auto it = used_.begin(); it != used_.end();)
     it = it->second < now ? used_.erase(it) : std::next(it);
-  return used_.emplace(nonce, expires_unix_ms).second;
+  if (used_.emplace(nonce, expires_unix_ms).second) return true;
+  *why = "it was used already (an approval is for one run)";
+  return false;
 }
 
 std::string random_nonce() {

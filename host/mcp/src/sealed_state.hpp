@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace toolgate::mcp {
 
@@ -32,7 +33,10 @@ class StateSealer {
   using Clock = std::chrono::system_clock;
   // A fresh random 32-byte key (a key this process alone holds).
   StateSealer();
-  explicit StateSealer(std::string key) : key_(std::move(key)) {}
+  // Keys shared by replicas (--seal-key-file): states are sealed with the
+  // first and opened with any, so a new key can be put first while states
+  // sealed with the old one are still out.  At least one.
+  explicit StateSealer(std::vector<std::string> keys);
 
   // `claims` plus "exp" (now + ttl, Unix milliseconds), sealed.
   std::string seal(boost::json::object claims, std::chrono::milliseconds ttl) const;
@@ -42,18 +46,25 @@ class StateSealer {
                                           Clock::time_point now = Clock::now()) const;
 
  private:
-  std::string mac(std::string_view text) const;
-  std::string key_;
+  static std::string mac(const std::string& key, std::string_view text);
+  std::vector<std::string> keys_;
 };
 
+class SharedStore;
+
 // Nonces of sealed states that were spent, until they expire: a sealed
-// approval is good for one run of its call.  claim() is false for a nonce
-// seen before; expired ones are forgotten (their states no longer open).
+// approval is good for one run of its call.  claim() is false, with *why,
+// for a nonce seen before; expired ones are forgotten (their states no
+// longer open).  With a shared store (not owned, may be null) a nonce is
+// spent for every replica, and a store that does not answer makes claim()
+// false (fail closed: the user is asked again).
 class UsedNonces {
  public:
-  bool claim(const std::string& nonce, std::int64_t expires_unix_ms);
+  explicit UsedNonces(SharedStore* shared = nullptr) : shared_(shared) {}
+  bool claim(const std::string& nonce, std::int64_t expires_unix_ms, std::string* why);
 
  private:
+  SharedStore* shared_;
   std::mutex mutex_;
   std::map<std::string, std::int64_t> used_;
 };

@@ -1,6 +1,7 @@
 #include "tool_pins.hpp"
 
 #include "canonical_json.hpp"
+#include "shared_store.hpp"
 
 #include <toolgate/json.hpp>
 
@@ -93,43 +94,68 @@ std::string pin_file_text(const PinMap& pins) {
   return out;
 }
 
-ToolPins::ToolPins(std::optional<PinMap> file, OnDrift on_drift, std::string file_name)
+ToolPins::ToolPins(std::optional<PinMap> file, OnDrift on_drift, std::string file_name,
+                   SharedStore* shared)
     : pins_(file ? std::move(*file) : PinMap{}),
       from_file_(file.has_value()),
       file_name_(std::move(file_name)),
-      on_drift_(on_drift) {}
+      on_drift_(on_drift),
+      shared_(file ? nullptr : shared) {}
 
 std::optional<std::string> ToolPins::check(const json::object& tool) {
   const auto* n = tool.if_contains("name");
   if (!n || !n->is_string()) return std::nullopt;  // not a tool the gateway registers
   const std::string name(n->get_string());
   const std::string pin = tool_pin(tool);
-  std::lock_guard lock(mutex_);
+  auto changed = [&](const std::string& pinned, const std::string& where) {
+    return "the MCP server's tool \"" + name + "\" changed its definition since it was pinned " +
+           where + " (pinned " + pinned.substr(0, 19) + "..., now " + pin.substr(0, 19) + "...)";
+  };
+  std::unique_lock lock(mutex_);
   if (drifted_.count(name)) return std::nullopt;  // reported when it drifted
   auto it = pins_.find(name);
   std::string why;
-  if (it == pins_.end()) {
-    if (!from_file_) {
+  if (it != pins_.end()) {
+    if (it->second == pin) return std::nullopt;
+    why = changed(it->second, from_file_ ? "in " + file_name_
+                              : shared_  ? "by the replicas' shared store " + shared_->where()
+                                         : std::string("when this session first listed it"));
+  } else if (from_file_) {
+    why = "the MCP server's tool \"" + name + "\" is not in the pin file " + file_name_;
+  } else if (!shared_) {
+    pins_.emplace(name, pin);
+    return std::nullopt;
+  } else {
+    // First sight here: the store says whether another replica saw it first.
+    lock.unlock();
+    std::string error;
+    const auto held = shared_->pin_once(name, pin, &error);
+    lock.lock();
+    if (drifted_.count(name)) return std::nullopt;
+    if (!held) {
+      why = "the pin of the MCP server's tool \"" + name +
+            "\" cannot be checked: the replicas' shared store " + shared_->where() +
+            " did not answer (" + error + "); treated as changed until a tools/list reaches it";
+      unchecked_[name] = why;
+      return why;
+    }
+    unchecked_.erase(name);
+    if (*held == pin) {
       pins_.emplace(name, pin);
       return std::nullopt;
     }
-    why = "the MCP server's tool \"" + name + "\" is not in the pin file " + file_name_;
-  } else if (it->second != pin) {
-    why = "the MCP server's tool \"" + name + "\" changed its definition since it was pinned " +
-          (from_file_ ? "in " + file_name_ : std::string("when this session first listed it")) +
-          " (pinned " + it->second.substr(0, 19) + "..., now " + pin.substr(0, 19) + "...)";
-  } else {
-    return std::nullopt;
+    why = changed(*held, "by another replica in the shared store " + shared_->where());
   }
+  unchecked_.erase(name);
   drifted_.emplace(name, why);
   return why;
 }
 
 std::optional<std::string> ToolPins::drift(std::string_view tool) const {
   std::lock_guard lock(mutex_);
-  auto it = drifted_.find(tool);
-  if (it == drifted_.end()) return std::nullopt;
-  return it->second;
+  if (auto it = drifted_.find(tool); it != drifted_.end()) return it->second;
+  if (auto it = unchecked_.find(tool); it != unchecked_.end()) return it->second;
+  return std::nullopt;
 }
 
 }  // namespace toolgate::mcp

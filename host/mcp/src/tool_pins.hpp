@@ -10,6 +10,11 @@
 // calls are refused and it is left out of the tools/list the client sees
 // (block, the default), the user is asked before each call (ask), or it is
 // only logged (allow).  host/README.md, "MCP gateway", says the rest.
+//
+// Replicas: with a shared store (shared_store.hpp) and no pin file, "first
+// sight" is the first sight by any replica, and the store holds the pins.
+// A tool whose pin the store cannot tell counts as drifted until a later
+// listing reaches the store (fail closed) -- unlike a drift, that passes.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -44,18 +49,22 @@ std::string pin_file_text(const PinMap& pins);
 
 enum class OnDrift { block, ask, allow };
 
+class SharedStore;
+
 class ToolPins {
  public:
   // `file`: the pins from a pin file (every tool must be in it), or
-  // nullopt to pin each tool on first sight.
-  ToolPins(std::optional<PinMap> file, OnDrift on_drift, std::string file_name = {});
+  // nullopt to pin each tool on first sight -- in `shared` (not owned,
+  // may be null) when given, so that every replica pins alike.
+  ToolPins(std::optional<PinMap> file, OnDrift on_drift, std::string file_name = {},
+           SharedStore* shared = nullptr);
 
   // A tool definition as listed: pinned now if it was not; when it drifts
   // now, why (nullopt when it matches, or had drifted already: drift()
   // says).  Once drifted, a tool stays drifted for the session, whatever
   // it lists later.
   std::optional<std::string> check(const boost::json::object& tool);
-  // Why `tool` drifted, or nullopt.
+  // Why `tool` drifted (or could not be checked), or nullopt.
   std::optional<std::string> drift(std::string_view tool) const;
   OnDrift on_drift() const { return on_drift_; }
 
@@ -65,7 +74,10 @@ class ToolPins {
   bool from_file_;
   std::string file_name_;
   OnDrift on_drift_;
+  SharedStore* shared_;
   std::map<std::string, std::string, std::less<>> drifted_;  // tool -> why
+  // Tools whose pin the shared store could not tell at their last listing.
+  std::map<std::string, std::string, std::less<>> unchecked_;  // tool -> why
 };
 
 }  // namespace toolgate::mcp

@@ -165,6 +165,8 @@ const std::vector<Command>& commands() {
        "        [--listen [HOST:]PORT [--token-file F] [--allow-origin O,...]\n"
        "         [--max-connections N] [--http-timeout-ms N]]\n"
        "        [--upstream-token-file F] [--upstream-ca F]\n"
+       "        [--redis HOST:PORT --redis-prefix P [--redis-password-file F]\n"
+       "         [--seal-key-file F]]\n"
        "        -- CMD ARGS... | -- URL\n"
        "       toolgate mcp pin [--pins FILE] [--server-protocol P] -- CMD ARGS... | -- URL",
        "MCP gateway: run CMD as an MCP server on stdio (or\n"
@@ -212,14 +214,41 @@ const std::vector<Command>& commands() {
        "                                is never passed on\n"
        "  --upstream-ca F               a https:// server: trust the CAs in F (PEM)\n"
        "                                instead of the system's\n"
+       "  --redis HOST:PORT             replicas share state in this Redis (7.0 or later):\n"
+       "                                tools pinned on their first sight by any replica,\n"
+       "                                an approval spent once for all; a store that does\n"
+       "                                not answer refuses those tools and asks again\n"
+       "  --redis-prefix P              the keys' prefix, one per deployment (required)\n"
+       "  --redis-password-file F       the store's password, in a file only F's owner\n"
+       "                                can read\n"
+       "  --seal-key-file F             keys (one per line, >= 32 characters, owner-only)\n"
+       "                                that seal approvals' requestState, so a retry may\n"
+       "                                reach any replica; the first seals, any opens.\n"
+       "                                Needs --redis\n"
        "  -- CMD ARGS...                the server's command; what follows -- is its own\n"
        "  -- URL                        or a server over Streamable HTTP (2026-07-28 or\n"
        "                                2025-11-25 / 2025-06-18, with their sessions)\n",
        true,
-       {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins", "--on-drift",
-        "--code-sandbox", "--tools", "--workspace", "--server-protocol", "--listen", "--token-file",
-        "--allow-origin", "--max-connections", "--http-timeout-ms", "--upstream-token-file",
-        "--upstream-ca"},
+       {"--events",
+        "--max-message-bytes",
+        "--max-calls-in-flight",
+        "--pins",
+        "--on-drift",
+        "--code-sandbox",
+        "--tools",
+        "--workspace",
+        "--server-protocol",
+        "--listen",
+        "--token-file",
+        "--allow-origin",
+        "--max-connections",
+        "--http-timeout-ms",
+        "--upstream-token-file",
+        "--upstream-ca",
+        "--redis",
+        "--redis-prefix",
+        "--redis-password-file",
+        "--seal-key-file"},
        toolgate::cli::run_mcp},
       {"serve",
        "serve M... [--socket PATH] [--group NAME] [--allow-user USER]... [--no-probe]\n"

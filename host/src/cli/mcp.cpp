@@ -213,6 +213,40 @@ std::optional<mcp::HttpListenOptions> listen_options(const Args& rest) {
   return o;
 }
 
+// --redis HOST:PORT --redis-prefix P [--redis-password-file F]
+// [--seal-key-file F]: what replicas share (README "Running several
+// replicas").
+void shared_state_flags(const Args& rest, mcp::GatewayOptions& go) {
+  const auto address = flag_value(rest, "--redis");
+  if (!address) {
+    for (const char* f : {"--redis-prefix", "--redis-password-file", "--seal-key-file"})
+      if (flag_value(rest, f))
+        throw UsageError(std::string(f) + " goes with --redis HOST:PORT: " +
+                         (std::string_view(f) == "--seal-key-file"
+                              ? "a shared key without a shared store would let one approval "
+                                "run once on every replica"
+                              : "the store replicas share"));
+    return;
+  }
+  mcp::SharedStoreOptions s;
+  const auto colon = address->rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    throw UsageError("--redis takes HOST:PORT, e.g. 127.0.0.1:6379 (got \"" + *address + "\")");
+  s.host = address->substr(0, colon);
+  if (s.host.size() >= 2 && s.host.front() == '[' && s.host.back() == ']')
+    s.host = s.host.substr(1, s.host.size() - 2);
+  s.port = static_cast<int>(number_option("--redis", address->substr(colon + 1), 1, 65535, "port"));
+  const auto prefix = flag_value(rest, "--redis-prefix");
+  if (!prefix || prefix->empty())
+    throw UsageError(
+        "--redis needs --redis-prefix P: the replicas of one deployment share it (their "
+        "pins and spent approvals are kept under it); give each deployment its own");
+  s.prefix = *prefix;
+  if (auto f = flag_value(rest, "--redis-password-file")) s.password_file = *f;
+  go.shared_store = std::move(s);
+  if (auto f = flag_value(rest, "--seal-key-file")) go.seal_key_file = *f;
+}
+
 }  // namespace
 
 int run_mcp(const Args& args) {
@@ -234,13 +268,28 @@ int run_mcp(const Args& args) {
   // A production entry point fails closed: a plugin built wrong is refused
   // unless the operator says --no-strict.
   o.load.strict_plugin_builds = true;
-  auto rest =
-      parse_common(before, o,
-                   {"--events", "--max-message-bytes", "--max-calls-in-flight", "--pins",
-                    "--on-drift", "--code-sandbox", "--tools", "--workspace", "--server-protocol",
-                    "--listen", "--token-file", "--allow-origin", "--max-connections",
-                    "--http-timeout-ms", "--upstream-token-file", "--upstream-ca"},
-                   {"--code-mode", "--code-mode-only"});
+  auto rest = parse_common(before, o,
+                           {"--events",
+                            "--max-message-bytes",
+                            "--max-calls-in-flight",
+                            "--pins",
+                            "--on-drift",
+                            "--code-sandbox",
+                            "--tools",
+                            "--workspace",
+                            "--server-protocol",
+                            "--listen",
+                            "--token-file",
+                            "--allow-origin",
+                            "--max-connections",
+                            "--http-timeout-ms",
+                            "--upstream-token-file",
+                            "--upstream-ca",
+                            "--redis",
+                            "--redis-prefix",
+                            "--redis-password-file",
+                            "--seal-key-file"},
+                           {"--code-mode", "--code-mode-only"});
   // --code-mode-only implies --code-mode.
   if (has_flag(rest, "--code-mode-only") && !has_flag(rest, "--code-mode"))
     rest.push_back("--code-mode");
@@ -276,6 +325,7 @@ int run_mcp(const Args& args) {
     go.max_calls_in_flight =
         static_cast<std::size_t>(number_option("--max-calls-in-flight", *n, 1, 100000, "calls"));
   if (auto f = flag_value(rest, "--pins")) go.pin_file = *f;
+  shared_state_flags(rest, go);
   const std::string server_mode = server_protocol_mode(rest);
   if (auto d = flag_value(rest, "--on-drift")) {
     if (*d != "block" && *d != "ask" && *d != "allow")

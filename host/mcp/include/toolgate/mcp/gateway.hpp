@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace toolgate::mcp {
@@ -53,6 +54,22 @@ struct ServerProbe {
 // nothing unasked before it is initialized).  SIGPIPE must be ignored.
 ServerProbe probe_server(ServerLink& server, std::chrono::milliseconds timeout);
 
+// Where replicas of the gateway keep what they share (README "Running
+// several replicas"): a Redis server, 7.0 or later.
+struct SharedStoreOptions {
+  std::string host;
+  int port = 6379;
+  // A file only this user can read, holding the password (AUTH); empty:
+  // none sent.
+  std::filesystem::path password_file;
+  // Every key starts with this.  Replicas of one deployment (one upstream
+  // server, one policy) share a prefix; other deployments use their own.
+  std::string prefix;
+  // For connecting and for each reply.  After a failure the store is not
+  // tried again for this long.
+  std::chrono::milliseconds timeout{250};
+};
+
 struct GatewayOptions {
   // Longer lines from either peer are dropped whole and answered -32700.
   std::size_t max_message_bytes = std::size_t{16} << 20;
@@ -80,6 +97,17 @@ struct GatewayOptions {
   // asked before each call) or "allow" (logged only).
   std::filesystem::path pin_file;
   std::string on_drift = "block";
+  // Replicas (src/shared_store.hpp).  With a store, tools are pinned on
+  // their first sight by any replica (unless a pin file names them all),
+  // and a spent approval is spent for every replica.  A key file (each
+  // line one key of at least 32 characters, only this user may read it)
+  // seals the approvals' requestState with its first key and opens states
+  // sealed with any of them, so a retry may reach any replica that holds
+  // the file; it needs the store (a key shared without the spent approvals
+  // would let one approval run once per replica).  Without a key file each
+  // process makes its own key.
+  std::optional<SharedStoreOptions> shared_store;
+  std::filesystem::path seal_key_file;
   // Code Mode (docs/design.md §17.7), for a host on which enable_code_mode
   // was called: run_code joins the client's tools/list, alongside the
   // server's tools or instead of them (a direct call of a server tool is
