@@ -87,7 +87,8 @@ const mcpHeaders = (method, name) => ({
 async function post(url, body, headers) {
   const r = await fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
   const text = await r.text();
-  return { status: r.status, headers: r.headers, text, json: text ? JSON.parse(text) : null };
+  const isJson = /^application\/json/.test(r.headers.get('content-type') ?? '');
+  return { status: r.status, headers: r.headers, text, json: text && isJson ? JSON.parse(text) : null };
 }
 const call = (id, name, args) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: meta } });
 
@@ -273,6 +274,47 @@ test('closing the HTTP stream cancels the call: the server is told and stops', a
     // The listener still serves.
     const r = await post(g.url, call(2, 'echo', { tag: 'after' }), mcpHeaders('tools/call', 'echo'));
     assert.equal(r.status, 200, r.text);
+  } finally { await g.stop(); }
+});
+
+test('progress for a request turns its answer into an SSE stream: the progress first, with the client\'s own token, then the response', async () => {
+  const g = await listen({ server: [testServer] });
+  // SSE events' data, in order.
+  const events = (text) => text.split('\n\n').filter((e) => e.includes('data: '))
+    .map((e) => JSON.parse(e.split('\n').find((l) => l.startsWith('data: ')).slice(6)));
+  const withToken = (id, token) => ({ ...call(id, 'progress', {}), params: { ...call(id, 'progress', {}).params, _meta: { ...meta, progressToken: token } } });
+  try {
+    // Two clients choose the same token at once: each gets its own progress.
+    const [a, b] = await Promise.all([1, 2].map((id) => post(g.url, withToken(id, 'tok'), mcpHeaders('tools/call', 'progress'))));
+    for (const [r, id] of [[a, 1], [b, 2]]) {
+      assert.equal(r.status, 200);
+      assert.match(r.headers.get('content-type'), /^text\/event-stream/);
+      const got = events(r.text);
+      assert.deepEqual(got.slice(0, -1).map((m) => [m.method, m.params.progressToken, m.params.progress]),
+        [['notifications/progress', 'tok', 1], ['notifications/progress', 'tok', 2], ['notifications/progress', 'tok', 3]], r.text);
+      assert.equal(got.at(-1).id, id);
+      assert.equal(got.at(-1).result.content[0].text, 'done');
+    }
+    // A client that accepts JSON only gets the JSON response, no progress.
+    const plain = await post(g.url, withToken(3, 7), { ...mcpHeaders('tools/call', 'progress'), Accept: 'application/json' });
+    assert.match(plain.headers.get('content-type'), /^application\/json/);
+    assert.equal(plain.json.id, 3);
+    assert.equal(plain.json.result.content[0].text, 'done');
+    // No token, no stream.
+    const none = await post(g.url, call(4, 'progress', {}), mcpHeaders('tools/call', 'progress'));
+    assert.match(none.headers.get('content-type'), /^application\/json/);
+  } finally { await g.stop(); }
+});
+
+modernTest('the SDK 2.x client gets progress over HTTP', async () => {
+  const g = await listen({ server: [testServer] });
+  try {
+    const c = await sdkClient(g.url);
+    const seen = [];
+    const r = await c.callTool({ name: 'progress', arguments: {} }, { onprogress: (p) => seen.push(p.progress) });
+    assert.equal(textOf(r), 'done');
+    assert.deepEqual(seen, [1, 2, 3]);
+    await c.close();
   } finally { await g.stop(); }
 });
 

@@ -109,6 +109,27 @@ bool has_traceparent(const boost::json::object& params) {
   return meta && meta->is_object() && meta->get_object().contains("traceparent");
 }
 
+bool media_type_is(std::string_view value, std::string_view type);
+
+// Whether an Accept header lists the event stream (or a wildcard for it):
+// only then may a request's answer become one.
+bool accepts_event_stream(std::string_view accept) {
+  while (!accept.empty()) {
+    const auto comma = accept.find(',');
+    auto one = accept.substr(0, comma);
+    while (!one.empty() && one.front() == ' ') one.remove_prefix(1);
+    if (media_type_is(one, "text/event-stream") || media_type_is(one, "text/*") ||
+        media_type_is(one, "*/*"))
+      return true;
+    accept = comma == std::string_view::npos ? std::string_view() : accept.substr(comma + 1);
+  }
+  return false;
+}
+
+constexpr std::string_view event_stream_head =
+    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
+    "X-Accel-Buffering: no\r\nConnection: close\r\n\r\n";
+
 bool media_type_is(std::string_view value, std::string_view type) {
   const auto end = value.find(';');
   auto v = value.substr(0, end);
@@ -178,6 +199,18 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     queue(response_head(status, "application/json", text.size(), keep_alive_) + text);
     close_after_write_ = !keep_alive_;
     next_after_write_ = keep_alive_;
+  }
+
+  // A progress notification for this connection's request, the client's
+  // token back in it: the answer becomes an event stream (when the client
+  // accepts one), the notification its first event, the answer its last.
+  void progress(const std::string& text) {
+    if (closed_ || !accepts_events_ || !waiting_) return;
+    if (!streaming_) {
+      streaming_ = true;
+      queue(std::string(event_stream_head));
+    }
+    event(text);
   }
 
   // A notification for the subscription this connection streams.
@@ -322,6 +355,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     if (!id)
       return refuse(400, rpc_error::invalid_request,
                     "write the request's \"id\" key without escapes", keep_alive_, text_of(m.id()));
+    accepts_events_ = accepts_event_stream(header(req, "Accept").value_or(""));
     relay(std::move(text), *id, m.method() == "subscriptions/listen");
   }
 
@@ -329,6 +363,14 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     const std::uint64_t front_id = f_.next_id++;
     client_id_ = std::string(id.value.of(text));
     std::string line = replace_span(text, id.value, std::to_string(front_id));
+    // A progress token is the client's choice, and two clients may choose
+    // alike: the server sees the request's front id instead, and progress
+    // for it comes back to this connection with the client's token.
+    progress_token_.clear();
+    if (const auto token = find_path(line, {"params", "_meta", "progressToken"})) {
+      progress_token_ = std::string(token->value.of(line));
+      line = replace_span(line, token->value, std::to_string(front_id));
+    }
     // Newlines outside strings are whitespace (inside they are escaped):
     // the stdio framing takes one line per message.
     for (auto& c : line)
@@ -337,9 +379,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     f_.waiting.emplace(front_id, weak_from_this());
     if (listen) {
       streaming_ = true;
-      queue(
-          "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
-          "X-Accel-Buffering: no\r\nConnection: close\r\n\r\n");
+      queue(std::string(event_stream_head));
       schedule_keepalive();
     }
     if (!f_.to_gateway.write(line)) {
@@ -450,6 +490,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
  public:
   const std::string& client_id() const { return client_id_; }
+  const std::string& progress_token() const { return progress_token_; }
 
  private:
   HttpFront::Impl& f_;
@@ -459,8 +500,10 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   boost::beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   std::deque<std::string> out_;
-  std::string client_id_;      // the id as the client wrote it
-  std::uint64_t waiting_ = 0;  // the relayed request not yet answered
+  std::string client_id_;        // the id as the client wrote it
+  std::string progress_token_;   // the request's _meta.progressToken as written, or empty
+  bool accepts_events_ = false;  // its Accept lists text/event-stream
+  std::uint64_t waiting_ = 0;    // the relayed request not yet answered
   bool keep_alive_ = true;
   bool streaming_ = false;  // an SSE response (subscriptions/listen)
   bool writing_ = false;
@@ -501,7 +544,8 @@ void HttpFront::Impl::route(Frame frame) {
   const auto open = object_open(text);
   if (!open) return;
   const auto id = find_member(text, *open, "id");
-  const bool has_method = find_member(text, *open, "method").has_value();
+  const auto method = find_member(text, *open, "method");
+  const bool has_method = method.has_value();
   if (has_method && id) {
     // Under 2026-07-28 no request travels to the client; refuse it so the
     // gateway does not wait for an answer.
@@ -510,10 +554,20 @@ void HttpFront::Impl::route(Frame frame) {
     return;
   }
   if (has_method) {
+    if (const auto token = method->value.of(text) == R"("notifications/progress")"
+                               ? find_path(text, {"params", "progressToken"})
+                               : std::nullopt) {
+      const auto n = front_id_of(token->value.of(text));
+      const auto it = n ? waiting.find(*n) : waiting.end();
+      if (it == waiting.end()) return;
+      if (auto c = it->second.lock(); c && !c->progress_token().empty())
+        c->progress(replace_span(text, token->value, c->progress_token()));
+      return;
+    }
     const auto sub = find_path(text, {"params", "_meta", subscription_key});
     const auto n = sub ? front_id_of(sub->value.of(text)) : std::nullopt;
     const auto it = n ? waiting.find(*n) : waiting.end();
-    if (it == waiting.end()) return;  // progress, log messages: not streamed (http_front.hpp)
+    if (it == waiting.end()) return;  // log messages: not streamed (http_front.hpp)
     if (auto c = it->second.lock()) c->event(replace_span(text, sub->value, c->client_id()));
     return;
   }

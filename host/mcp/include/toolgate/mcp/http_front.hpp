@@ -17,9 +17,12 @@
 // limit (413) or not a single JSON-RPC request, and headers that disagree
 // with the body (400, HeaderMismatch).  Closing the HTTP stream of a
 // request cancels it (the gateway is told with notifications/cancelled).
-// subscriptions/listen gets an SSE stream; every other request a single
-// JSON response.  Notifications a request would get on an SSE stream
-// (progress, log messages) are not sent.
+// subscriptions/listen gets an SSE stream.  Every other request gets a
+// single JSON response, unless progress for it comes first (its
+// _meta.progressToken, replaced by the request's own id on the way in so
+// that two clients' tokens cannot meet) and the client accepts
+// text/event-stream: then the answer is an SSE stream, the progress its
+// first events and the response its last.  Log messages are not sent.
 #pragma once
 
 #include <chrono>
