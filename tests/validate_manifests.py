@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""validate_manifests.py SCHEMA MANIFEST... -- every sample manifest must
+"""validate_manifests.py SCHEMA [--rejects BAD.json] FILE... -- every sample must
 validate against the published JSON Schema (after removing the comments and
 trailing commas toolgate accepts), and a broken one must not."""
 import json
@@ -38,11 +38,18 @@ def strip_jsonc(text):
     return re.sub(r",(\s*[}\]])", r"\1", "".join(out))
 
 
-schema = json.load(open(sys.argv[1]))
+args = sys.argv[1:]
+# --rejects FILE: a JSON array of documents the schema must refuse (the
+# default: manifests toolgate refuses).
+rejects = None
+if len(args) > 2 and args[1] == "--rejects":
+    rejects = json.load(open(args[2]))
+    args = [args[0]] + args[3:]
+schema = json.load(open(args[0]))
 jsonschema.Draft202012Validator.check_schema(schema)
 validator = jsonschema.Draft202012Validator(schema)
 failed = 0
-for path in sys.argv[2:]:
+for path in args[1:]:
     doc = json.loads(strip_jsonc(open(path).read()))
     errors = list(validator.iter_errors(doc))
     for e in errors:
@@ -51,9 +58,11 @@ for path in sys.argv[2:]:
     if not errors:
         print(f"ok   {path}")
 # The schema must reject what toolgate rejects.
-for bad in ({"plugins": []}, {"toolgate": 1, "plugin": []},
-            {"toolgate": 1, "plugins": [{"id": "Bad Id", "path": "x.so"}]},
-            {"toolgate": 1, "plugins": [{"id": "a", "path": "x.so", "hooks": {"h": {"mode": "audit"}}}]}):
+if rejects is None:
+    rejects = [{"plugins": []}, {"toolgate": 1, "plugin": []},
+               {"toolgate": 1, "plugins": [{"id": "Bad Id", "path": "x.so"}]},
+               {"toolgate": 1, "plugins": [{"id": "a", "path": "x.so", "hooks": {"h": {"mode": "audit"}}}]}]
+for bad in rejects:
     if validator.is_valid(bad):
         print(f"FAIL schema accepts {bad}")
         failed += 1

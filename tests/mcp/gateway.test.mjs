@@ -312,8 +312,9 @@ after(() => {
   }
 });
 
-function rawGateway(extraArgs = [], log = '', { manifestFile = manifest, server = testServer, env = {} } = {}) {
-  const child = spawn(TOOLGATE, ['mcp', manifestFile, ...extraArgs, '--', process.execPath, server],
+function rawGateway(extraArgs = [], log = '', { manifestFile = manifest, server = testServer, env = {}, serversFile = null } = {}) {
+  const target = serversFile ? ['--servers', serversFile] : ['--', process.execPath, server];
+  const child = spawn(TOOLGATE, ['mcp', manifestFile, ...extraArgs, ...target],
     { env: { ...process.env, TG_TEST_LOG: log, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   leftovers.children.push(child);
   const messages = [];
@@ -1747,6 +1748,80 @@ redisTest('replicas with --seal-key-file: an approval asked on one runs on anoth
     const g = rawGateway(args, '', { manifestFile: askLook });
     g.child.stdin.end();
     assert.notEqual((await g.exited).code, 0, args.join(' '));
+    assert.match(g.stderr(), why);
+  }
+});
+
+// ---- many servers behind one gateway (--servers) ------------------------------------------
+test('three servers behind one gateway: prefixed tools in a fixed order, each call to its server, a hook for one server, a server that ends withdrawn', async () => {
+  const logA = newLog(), logB = newLog();
+  const serversFile = path.join(tmp, 'three.servers.json');
+  writeFileSync(serversFile, JSON.stringify({ toolgate_servers: 1, servers: [
+    { name: 'a', command: ['env', `TG_TEST_LOG=${logA}`, process.execPath, testServer] },
+    { name: 'b', command: ['env', `TG_TEST_LOG=${logB}`, process.execPath, testServer] },
+    { name: 'raw', command: [process.execPath, rawServer], prefix: false },
+  ] }));
+  const onlyB = testManifest('only-b', [
+    { id: 'toolgate.policy', path: path.join(PLUGINS, 'toolgate_policy.so'),
+      config: { rules: [{ tools: 'b.*', when: [{ pointer: '/tag', equals: 'blocked' }], verdict: 'deny', reason: 'not on server b' }] } },
+  ]);
+  const g = await rawSession([], '', { manifestFile: onlyB, serversFile });
+  const listed = async (id) => (g.send({ jsonrpc: '2.0', id, method: 'tools/list' }),
+    (await g.next((m) => m.id === id)).result.tools.map((t) => t.name));
+  const callTool = async (id, name, args) => (g.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }),
+    (await g.next((m) => m.id === id)).result);
+  try {
+    const names = await listed(2);
+    const aTools = names.filter((n) => n.startsWith('a.'));
+    assert.ok(aTools.includes('a.echo') && names.includes('b.echo') && names.includes('run') && names.includes('c_tool'), names.join());
+    assert.deepEqual(names.filter((n) => n.startsWith('b.')), aTools.map((n) => n.replace(/^a\./, 'b.')), 'both servers list alike');
+    assert.ok(names.indexOf('a.echo') < names.indexOf('b.echo') && names.indexOf('b.echo') < names.indexOf('run'), 'in the file\'s order');
+    // Each call reaches its own server, under the tool's own name.
+    assert.equal(textOf(await callTool(3, 'b.sleep', { ms: 1, id: 'on-b' })), 'slept 1 ms');
+    assert.match(readLog(logB), /started sleep on-b/);
+    assert.doesNotMatch(readLog(logA), /on-b/);
+    assert.equal(textOf(await callTool(4, 'run', { tag: 'unprefixed' })), 'ran unprefixed');
+    // The manifest's hook targets one server through its tool filter.
+    const denied = await callTool(5, 'b.echo', { tag: 'blocked' });
+    assert.equal(denied.isError, true);
+    assert.match(errorOf(denied).message, /not on server b/);
+    assert.equal(textOf(await callTool(6, 'a.echo', { tag: 'blocked' })), 'echo blocked');
+    // Server b ends mid-call: the call fails naming it, its tools are withdrawn, the others serve.
+    g.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'b.crash', arguments: {} } });
+    const crashed = await g.next((m) => m.id === 7);
+    assert.match(crashed.error?.message ?? '', /the MCP server "b" ended \(exited with status 3\) before it answered/, JSON.stringify(crashed));
+    await g.next((m) => m.method === 'notifications/tools/list_changed');
+    const after = await listed(8);
+    assert.deepEqual(after.filter((n) => n.startsWith('b.')), []);
+    assert.ok(after.includes('a.echo') && after.includes('run'));
+    assert.equal(textOf(await callTool(9, 'a.echo', { tag: 'still' })), 'echo still');
+    const gone = await callTool(10, 'b.echo', { tag: 'x' });
+    assert.equal(gone.isError, true);
+    assert.match(g.stderr(), /the MCP server "b" ended \(exited with status 3\): its tools are withdrawn/);
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0, g.stderr());
+});
+
+test('--servers: a tool name two servers would share is refused at start, naming both; a bad servers file names the place', async () => {
+  const collide = path.join(tmp, 'collide.servers.json');
+  writeFileSync(collide, JSON.stringify({ toolgate_servers: 1, servers: [
+    { name: 'first', command: [process.execPath, testServer], prefix: false },
+    { name: 'second', command: [process.execPath, testServer], prefix: false },
+  ] }));
+  const bad = path.join(tmp, 'bad.servers.json');
+  writeFileSync(bad, JSON.stringify({ toolgate_servers: 1, servers: [{ name: 'a', comand: ['x'] }] }));
+  const dup = path.join(tmp, 'dup.servers.json');
+  writeFileSync(dup, JSON.stringify({ toolgate_servers: 1, servers: [{ name: 'a', command: ['x'] }, { name: 'a', url: 'http://127.0.0.1:1/mcp' }] }));
+  for (const [file, why] of [
+    [collide, /the tool name "report" would be served by two MCP servers: "first" \(its tool "report"\) and "second" \(its tool "report"\); tool names must be unique/],
+    [bad, /bad\.servers\.json: not a servers file: \/servers\/0\/comand: unknown key; remove it or use one of: name, command, url/],
+    [dup, /\/servers\/1\/name: "a" names two servers; names are unique/],
+  ]) {
+    const g = rawGateway([], '', { serversFile: file });
+    g.child.stdin.end();
+    assert.equal((await g.exited).code, 1, g.stderr());
     assert.match(g.stderr(), why);
   }
 });

@@ -135,6 +135,15 @@ std::string request_text(const json::value& id, std::string_view method,
   return out;
 }
 
+Message read_message(std::string line) {
+  Message m = parse_message(line);
+  if (m.kind != Message::Kind::invalid) {
+    auto repaired = replace_lone_surrogates(line);
+    m.text = repaired ? std::move(*repaired) : std::move(line);
+  }
+  return m;
+}
+
 std::string response_text(const json::value& id, bool is_error, std::string_view body_text) {
   std::string out = R"({"jsonrpc":"2.0","id":)";
   append_json_text(out, id);

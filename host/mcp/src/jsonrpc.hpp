@@ -54,6 +54,11 @@ struct Message {
 // notification nor a response come back as Kind::invalid.
 Message parse_message(std::string_view text, std::size_t max_depth = max_message_depth);
 
+// parse_message, and a message that is valid keeps its text in `text`
+// (lone surrogates replaced as the parser read them), to be relayed by
+// editing it.
+Message read_message(std::string line);
+
 // Classifies an already parsed value.
 Message classify(boost::json::value v);
 

@@ -248,11 +248,7 @@ void Peer::on_frame(Frame& f) {
                                              std::to_string(max_message_bytes_) + "-byte limit");
     return;
   }
-  Message m = parse_message(f.text);
-  if (m.kind != Message::Kind::invalid) {
-    auto repaired = replace_lone_surrogates(f.text);
-    m.text = repaired ? std::move(*repaired) : std::move(f.text);
-  }
+  Message m = read_message(std::move(f.text));
   switch (m.kind) {
     case Message::Kind::invalid:
       spdlog::warn("invalid message from {}: {}", name_, m.problem);

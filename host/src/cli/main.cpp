@@ -167,7 +167,7 @@ const std::vector<Command>& commands() {
        "        [--upstream-token-file F] [--upstream-ca F]\n"
        "        [--redis HOST:PORT --redis-prefix P [--redis-password-file F]\n"
        "         [--seal-key-file F]]\n"
-       "        -- CMD ARGS... | -- URL\n"
+       "        -- CMD ARGS... | -- URL | --servers FILE\n"
        "       toolgate mcp pin [--pins FILE] [--server-protocol P] -- CMD ARGS... | -- URL",
        "MCP gateway: run CMD as an MCP server on stdio (or\n"
        "reach one at an http:// or https:// URL) and\n"
@@ -227,7 +227,12 @@ const std::vector<Command>& commands() {
        "                                Needs --redis\n"
        "  -- CMD ARGS...                the server's command; what follows -- is its own\n"
        "  -- URL                        or a server over Streamable HTTP (2026-07-28 or\n"
-       "                                2025-11-25 / 2025-06-18, with their sessions)\n",
+       "                                2025-11-25 / 2025-06-18, with their sessions)\n"
+       "  --servers FILE                or several servers, named in FILE (JSON; schema:\n"
+       "                                toolgate-servers.schema.json): each one's tools\n"
+       "                                offered as NAME.TOOL, a name two servers would\n"
+       "                                share refused at start, a server that ends\n"
+       "                                withdrawn while the others serve\n",
        true,
        {"--events",
         "--max-message-bytes",
@@ -248,7 +253,8 @@ const std::vector<Command>& commands() {
         "--redis",
         "--redis-prefix",
         "--redis-password-file",
-        "--seal-key-file"},
+        "--seal-key-file",
+        "--servers"},
        toolgate::cli::run_mcp},
       {"serve",
        "serve M... [--socket PATH] [--group NAME] [--allow-user USER]... [--no-probe]\n"

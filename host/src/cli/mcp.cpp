@@ -18,17 +18,20 @@
 #include <toolgate/mcp/gateway.hpp>
 #include <toolgate/mcp/http_front.hpp>
 #include <toolgate/mcp/http_upstream.hpp>
+#include <toolgate/mcp/server_group.hpp>
 
 #include <spdlog/spdlog.h>
 
 #include <fcntl.h>
 #include <unistd.h>
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -42,6 +45,9 @@ namespace {
 // taken for one of the older protocol (which may ignore a request that
 // comes before initialize).
 constexpr std::chrono::seconds probe_timeout{10};
+// How long each server of a group gets for each answer while the group
+// starts (initialize, tools/list): npx may fetch the server first.
+constexpr std::chrono::seconds group_answer_timeout{60};
 
 // --server-protocol: "auto" probes with server/discover (MCP 2026-07-28's
 // backward-compatibility rule) and falls back to the older protocol;
@@ -55,6 +61,43 @@ constexpr std::chrono::seconds probe_timeout{10};
 // credentials (--upstream-token-file: the first token of a file only its
 // owner can read) and CAs (--upstream-ca).
 using StartServer = std::function<std::unique_ptr<mcp::ServerLink>()>;
+
+// --servers FILE: the servers of a group (server_group.hpp), each started
+// as the file says; one that cannot be started is reported and left out.
+StartServer group_starter(const std::filesystem::path& file, std::size_t max_message_bytes) {
+  auto config = mcp::read_server_group_config(file);
+  return [config, max_message_bytes]() -> std::unique_ptr<mcp::ServerLink> {
+    std::vector<mcp::ServerGroup::Member> members;
+    std::string failures;
+    for (const auto& s : config.servers) {
+      mcp::ServerGroup::Member m{s.name, s.prefixed ? s.name + config.separator : "", nullptr};
+      try {
+        if (!s.command.empty()) {
+          m.link = mcp::ChildProcess::spawn(s.command);
+        } else {
+          std::string why;
+          auto url = mcp::parse_http_url(s.url, &why);
+          if (!url) throw std::runtime_error(why);
+          mcp::HttpUpstreamOptions o;
+          o.url = *url;
+          o.max_message_bytes = max_message_bytes;
+          if (!s.token_file.empty()) o.bearer_token = mcp::read_token_file(s.token_file).front();
+          if (!s.ca_file.empty()) o.ca_file = s.ca_file.string();
+          m.link = mcp::HttpUpstream::open(o);
+        }
+      } catch (const std::exception& e) {
+        spdlog::error("the MCP server \"{}\" of the group cannot be started: {}", s.name, e.what());
+        failures += "; \"" + s.name + "\": " + e.what();
+        continue;
+      }
+      members.push_back(std::move(m));
+    }
+    if (members.empty())
+      throw std::runtime_error("no MCP server of the group could be started" + failures);
+    return mcp::ServerGroup::start(std::move(members), group_answer_timeout, max_message_bytes);
+  };
+}
+
 StartServer server_starter(const std::vector<std::string>& command, const Args& rest) {
   const bool url = command.size() == 1 && (command.front().starts_with("http://") ||
                                            command.front().starts_with("https://"));
@@ -260,9 +303,16 @@ int run_mcp(const Args& args) {
     }
     (dashdash ? command : before).push_back(a);
   }
-  if (!dashdash || command.empty())
+  const bool group = std::find_if(before.begin(), before.end(), [](const std::string& a) {
+                       return a == "--servers" || a.starts_with("--servers=");
+                     }) != before.end();
+  if (group && dashdash)
     throw UsageError(
-        "mcp needs the server's command after --, e.g. toolgate mcp M -- npx -y SERVER");
+        "--servers FILE names the servers; give it or a server's command after --, not both");
+  if (!group && (!dashdash || command.empty()))
+    throw UsageError(
+        "mcp needs the server's command after --, e.g. toolgate mcp M -- npx -y SERVER "
+        "(or --servers FILE for several)");
   if (!before.empty() && before.front() == "pin") return run_mcp_pin(before, command);
   CommonOptions o;
   // A production entry point fails closed: a plugin built wrong is refused
@@ -288,7 +338,8 @@ int run_mcp(const Args& args) {
                             "--redis",
                             "--redis-prefix",
                             "--redis-password-file",
-                            "--seal-key-file"},
+                            "--seal-key-file",
+                            "--servers"},
                            {"--code-mode", "--code-mode-only"});
   // --code-mode-only implies --code-mode.
   if (has_flag(rest, "--code-mode-only") && !has_flag(rest, "--code-mode"))
@@ -326,7 +377,15 @@ int run_mcp(const Args& args) {
         static_cast<std::size_t>(number_option("--max-calls-in-flight", *n, 1, 100000, "calls"));
   if (auto f = flag_value(rest, "--pins")) go.pin_file = *f;
   shared_state_flags(rest, go);
-  const std::string server_mode = server_protocol_mode(rest);
+  const auto servers_file = flag_value(rest, "--servers");
+  if (servers_file)
+    for (const char* f : {"--server-protocol", "--upstream-token-file", "--upstream-ca"})
+      if (flag_value(rest, f))
+        throw UsageError(std::string(f) +
+                         " is for one server after --; with --servers, each server's own "
+                         "settings go in the servers file");
+  // A group is spoken to in the older protocol: it initializes its servers itself.
+  const std::string server_mode = servers_file ? "legacy" : server_protocol_mode(rest);
   if (auto d = flag_value(rest, "--on-drift")) {
     if (*d != "block" && *d != "ask" && *d != "allow")
       throw UsageError("--on-drift takes block, ask or allow, not \"" + *d + "\"");
@@ -396,7 +455,8 @@ int run_mcp(const Args& args) {
   std::signal(SIGPIPE, SIG_IGN);
   // A stop signal that came while the manifests loaded: nothing started.
   if (int sig = signals.received()) return 128 + sig;
-  const auto start = server_starter(command, rest);
+  const auto start = servers_file ? group_starter(*servers_file, go.max_message_bytes)
+                                  : server_starter(command, rest);
   // A child process's group gets SIGKILL if stopping takes too long.
   const auto group_of = [](const std::unique_ptr<mcp::ServerLink>& s) {
     const auto* child = dynamic_cast<const mcp::ChildProcess*>(s.get());

@@ -1,0 +1,707 @@
+// server_group.cpp -- several MCP servers as one (server_group.hpp).
+//
+// Threads: one reads the gateway's messages and routes them; one per member
+// reads that member's and routes them back; one more lists a member's tools
+// again after it says they changed (a reader cannot wait for an answer it
+// would have to read itself).  Every table is under one mutex; the writers
+// (LineWriter) are thread-safe.  What is relayed is edited in place
+// (raw_json.hpp): only an id, a requestId or a tool's name changes.
+#include <toolgate/json.hpp>
+#include <toolgate/mcp/server_group.hpp>
+
+#include "framing.hpp"
+#include "jsonrpc.hpp"
+#include "raw_json.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+#include <boost/json/serialize.hpp>
+
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <future>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace toolgate::mcp {
+
+namespace json = boost::json;
+
+namespace {
+
+// MCP's tool names: 1 to 128 of A-Z a-z 0-9 _ - . (2025-11-25).
+bool valid_tool_name(std::string_view n) {
+  if (n.empty() || n.size() > 128) return false;
+  for (char c : n)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+          c == '-' || c == '.'))
+      return false;
+  return true;
+}
+
+std::string json_text(const json::value& v) {
+  std::string out;
+  append_json_text(out, v);
+  return out;
+}
+
+std::string error_body(std::int64_t code, std::string_view message) {
+  return json_text(json::object{{"code", code}, {"message", message}});
+}
+
+// The versions the group answers initialize with as asked; any other gets
+// the latest of them.
+bool known_legacy_version(std::string_view v) {
+  return v == "2024-11-05" || v == "2025-03-26" || v == "2025-06-18" || v == "2025-11-25";
+}
+
+}  // namespace
+
+struct ServerGroup::Impl {
+  struct MemberState {
+    std::string name, prefix;
+    std::unique_ptr<ServerLink> link;
+    std::unique_ptr<LineWriter> to;
+    std::unique_ptr<LineReader> from;
+    std::thread reader;
+    bool alive = true;  // under mutex
+    json::array tools;  // as it last listed them; under mutex
+    std::string instructions;
+  };
+  // A request the group sent a member: the gateway's (its id as the
+  // gateway wrote it, to put back) or the group's own (answered through
+  // `own`).
+  struct Pending {
+    std::size_t member = 0;
+    std::string gateway_id;
+    std::shared_ptr<std::promise<json::object>> own;
+  };
+  // A member's request to the client, sent on to the gateway.
+  struct MemberRequest {
+    std::size_t member = 0;
+    std::string member_id;  // as the member wrote it
+  };
+  struct Route {
+    std::size_t member = 0;
+    std::string own_name;
+  };
+
+  Impl(std::vector<Member> ms, std::chrono::milliseconds t, std::size_t max)
+      : timeout(t), max_bytes(max) {
+    for (auto& m : ms) {
+      auto s = std::make_unique<MemberState>();
+      s->name = std::move(m.name);
+      s->prefix = std::move(m.prefix);
+      s->link = std::move(m.link);
+      members.push_back(std::move(s));
+    }
+  }
+  ~Impl() { stop(); }
+
+  void open_pipes() {
+    if (::pipe2(in_pipe, O_CLOEXEC) != 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0)
+      throw std::runtime_error(std::string("cannot make the server group's pipes: ") +
+                               std::strerror(errno));
+    from_gateway = std::make_unique<LineReader>(in_pipe[0], max_bytes);
+    to_gateway = std::make_unique<LineWriter>(out_pipe[1]);
+  }
+
+  void start_members() {
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      auto& m = *members[i];
+      m.to = std::make_unique<LineWriter>(m.link->stdin_fd());
+      m.from = std::make_unique<LineReader>(m.link->stdout_fd(), max_bytes);
+      m.reader = std::thread([this, i] { read_member(i); });
+    }
+    std::string failures;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      std::string why;
+      if (initialize(i, &why)) continue;
+      spdlog::error("the MCP server \"{}\" of the group is not served: {}", members[i]->name, why);
+      failures += "; \"" + members[i]->name + "\": " + why;
+      withdraw(i);
+    }
+    if (alive_count() == 0)
+      throw std::runtime_error("no MCP server of the group could be started" + failures);
+    if (auto collision = rebuild(true)) throw std::runtime_error(*collision);
+    gateway_reader = std::thread([this] { read_gateway(); });
+    control = std::thread([this] { relist_loop(); });
+  }
+
+  void stop() {
+    {
+      std::lock_guard lock(mutex);
+      if (stopping) return;
+      stopping = true;
+    }
+    control_cv.notify_all();
+    // A writer blocked on a gateway that no longer reads: its read end
+    // closed, the write fails and the writer returns.
+    if (out_pipe[0] >= 0) ::close(std::exchange(out_pipe[0], -1));
+    if (to_gateway) to_gateway->shut();
+    if (from_gateway) from_gateway->wake();
+    for (auto& m : members) {
+      if (m->from) m->from->wake();
+      if (m->to) m->to->shut();
+    }
+    if (gateway_reader.joinable()) gateway_reader.join();
+    if (control.joinable()) control.join();
+    for (auto& m : members)
+      if (m->reader.joinable()) m->reader.join();
+    for (int* fd : {&in_pipe[0], &in_pipe[1], &out_pipe[1]})
+      if (*fd >= 0) ::close(std::exchange(*fd, -1));
+  }
+
+  // ---- the group's own requests to a member -------------------------------------
+  // The response (its "result" or "error"), or nullopt and *why.
+  std::optional<json::object> ask(std::size_t i, std::string_view method, json::object params,
+                                  std::string* why) {
+    auto promise = std::make_shared<std::promise<json::object>>();
+    auto answer = promise->get_future();
+    std::uint64_t id;
+    {
+      std::lock_guard lock(mutex);
+      if (!members[i]->alive) {
+        *why = "it has ended";
+        return std::nullopt;
+      }
+      id = next_id++;
+      pending[id] = Pending{i, "", promise};
+    }
+    if (!members[i]->to->write(request_text(json::value(id), method, json_text(params)))) {
+      forget(id);
+      *why = "it does not read its input";
+      return std::nullopt;
+    }
+    if (answer.wait_for(timeout) != std::future_status::ready) {
+      forget(id);
+      *why = "no answer to " + std::string(method) + " within " + std::to_string(timeout.count()) +
+             " ms";
+      return std::nullopt;
+    }
+    auto response = answer.get();
+    if (const auto* e = response.if_contains("error")) {
+      *why = std::string(method) + " failed: " + text_of(*e);
+      return std::nullopt;
+    }
+    return response;
+  }
+
+  void forget(std::uint64_t id) {
+    std::lock_guard lock(mutex);
+    pending.erase(id);
+  }
+
+  bool initialize(std::size_t i, std::string* why) {
+    auto r = ask(i, "initialize",
+                 {{"protocolVersion", "2025-11-25"},
+                  {"capabilities", json::object{}},
+                  {"clientInfo", json::object{{"name", "toolgate"}, {"version", "1"}}}},
+                 why);
+    if (!r) return false;
+    const auto* result = r->if_contains("result");
+    const auto* o = result ? result->if_object() : nullptr;
+    if (!o || !o->contains("protocolVersion")) {
+      *why = "its initialize result is not one: " + text_of(r->at("result"));
+      return false;
+    }
+    if (const auto* ins = o->if_contains("instructions"); ins && ins->is_string())
+      members[i]->instructions = std::string(ins->get_string());
+    members[i]->to->write(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    auto tools = list(i, why);
+    if (!tools) return false;
+    std::lock_guard lock(mutex);
+    members[i]->tools = std::move(*tools);
+    return true;
+  }
+
+  // Every page of a member's tools/list.
+  std::optional<json::array> list(std::size_t i, std::string* why) {
+    json::array all;
+    json::value cursor;
+    for (int page = 0; page < 1000; ++page) {
+      json::object params;
+      if (!cursor.is_null()) params["cursor"] = cursor;
+      auto r = ask(i, "tools/list", std::move(params), why);
+      if (!r) return std::nullopt;
+      const auto* result = r->at("result").if_object();
+      const auto* tools = result ? result->if_contains("tools") : nullptr;
+      if (!tools || !tools->is_array()) {
+        *why = "its tools/list result has no \"tools\" array";
+        return std::nullopt;
+      }
+      for (const auto& t : tools->get_array()) all.push_back(t);
+      const auto* next = result->if_contains("nextCursor");
+      if (!next || !next->is_string()) return all;
+      cursor = *next;
+    }
+    *why = "its tools/list did not end within 1000 pages";
+    return std::nullopt;
+  }
+
+  // ---- the table of tools ------------------------------------------------------------
+  // Rebuilds the routing table and the list the gateway gets from the live
+  // members.  A name two tools would share: at start, the error (nothing is
+  // served); later, the first in the fixed order keeps it and the other is
+  // not served (logged).
+  std::optional<std::string> rebuild(bool at_start) {
+    std::lock_guard lock(mutex);
+    std::map<std::string, Route, std::less<>> next;
+    json::array listed_now;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      const auto& m = *members[i];
+      if (!m.alive) continue;
+      for (const auto& t : m.tools) {
+        const auto* o = t.if_object();
+        const auto* n = o ? o->if_contains("name") : nullptr;
+        if (!n || !n->is_string()) {
+          spdlog::warn("ignoring a tool of the MCP server \"{}\" without a name: {}", m.name,
+                       text_of(t));
+          continue;
+        }
+        const std::string own(n->get_string());
+        const std::string name = m.prefix + own;
+        if (!valid_tool_name(name)) {
+          spdlog::warn(
+              "the MCP server \"{}\"'s tool \"{}\" is not served: \"{}\" is not a valid MCP tool "
+              "name (1 to 128 of A-Z a-z 0-9 _ - .)",
+              m.name, own, name);
+          continue;
+        }
+        if (auto it = next.find(name); it != next.end()) {
+          const auto& first = *members[it->second.member];
+          std::string why = "the tool name \"" + name +
+                            "\" would be served by two MCP servers: \"" + first.name +
+                            "\" (its tool \"" + it->second.own_name + "\") and \"" + m.name +
+                            "\" (its tool \"" + own +
+                            "\"); tool names must be unique -- keep both servers' prefixes "
+                            "(drop \"prefix\": false) or rename one";
+          if (at_start) return why;
+          spdlog::error("{}; \"{}\" keeps it", why, first.name);
+          continue;
+        }
+        next.emplace(name, Route{i, own});
+        json::object served = *o;
+        served["name"] = name;
+        listed_now.push_back(std::move(served));
+      }
+    }
+    table = std::move(next);
+    listed = std::move(listed_now);
+    return std::nullopt;
+  }
+
+  std::size_t alive_count() {
+    std::lock_guard lock(mutex);
+    std::size_t n = 0;
+    for (const auto& m : members) n += m->alive;
+    return n;
+  }
+
+  // ---- the gateway's messages ------------------------------------------------------
+  void read_gateway() {
+    while (auto f = from_gateway->next()) {
+      if (f->kind != Frame::Kind::message) continue;  // the gateway keeps its own limits
+      Message m = read_message(std::move(f->text));
+      switch (m.kind) {
+        case Message::Kind::request:
+          on_gateway_request(m);
+          break;
+        case Message::Kind::notification:
+          if (m.method() == "notifications/cancelled") cancel_for_gateway(m);
+          break;
+        case Message::Kind::response:
+          answer_member(m);
+          break;
+        case Message::Kind::invalid:
+          break;
+      }
+    }
+    // The gateway closed its side: no more messages for any member.
+    for (auto& m : members) {
+      m->to->shut();
+      m->link->close_stdin();
+    }
+  }
+
+  void reply(const json::value& id, const json::value& result) {
+    to_gateway->write(response_text(id, false, json_text(result)));
+  }
+  void reply_error(const json::value& id, std::int64_t code, std::string_view message) {
+    to_gateway->write(response_text(id, true, error_body(code, message)));
+  }
+
+  void on_gateway_request(const Message& m) {
+    const auto method = m.method();
+    if (method == "initialize") return reply(m.id(), initialize_result(m.params()));
+    if (method == "ping") return reply(m.id(), json::object{});
+    if (method == "tools/list") {
+      std::lock_guard lock(mutex);
+      return reply(m.id(), json::object{{"tools", listed}});
+    }
+    if (method == "tools/call") return call(m);
+    reply_error(m.id(), rpc_error::method_not_found,
+                "toolgate's server group relays tools only; " + std::string(method) +
+                    " is not passed to its servers");
+  }
+
+  json::object initialize_result(const json::object& params) {
+    const auto* asked = params.if_contains("protocolVersion");
+    const std::string version =
+        asked && asked->is_string() && known_legacy_version(asked->get_string())
+            ? std::string(asked->get_string())
+            : std::string("2025-11-25");
+    std::string instructions;
+    {
+      std::lock_guard lock(mutex);
+      for (const auto& m : members)
+        if (m->alive && !m->instructions.empty())
+          instructions += (instructions.empty() ? "" : "\n\n") + std::string("[") + m->name +
+                          (m->prefix.empty() ? "" : ", tools " + m->prefix + "*") + "] " +
+                          m->instructions;
+    }
+    json::object result{
+        {"protocolVersion", version},
+        {"capabilities", json::object{{"tools", json::object{{"listChanged", true}}}}},
+        {"serverInfo", json::object{{"name", "toolgate-server-group"}, {"version", "1"}}}};
+    if (!instructions.empty()) result["instructions"] = instructions;
+    return result;
+  }
+
+  void call(const Message& m) {
+    const auto* n = m.params().if_contains("name");
+    const std::string name = n && n->is_string() ? std::string(n->get_string()) : std::string();
+    std::uint64_t id = 0;
+    Route route;
+    const auto name_span = find_path(m.text, {"params", "name"});
+    const auto id_span = find_path(m.text, {"id"});
+    {
+      std::lock_guard lock(mutex);
+      auto it = table.find(name);
+      if (it == table.end() || !members[it->second.member]->alive || !name_span || !id_span) {
+        // (Unescaped keys are what the gateway writes; anything else is not routed.)
+        to_gateway->write(response_text(
+            m.id(), true, error_body(rpc_error::invalid_params, "unknown tool \"" + name + "\"")));
+        return;
+      }
+      route = it->second;
+      id = next_id++;
+      Pending p;
+      p.member = route.member;
+      p.gateway_id = std::string(id_span->value.of(m.text));
+      by_gateway_id[p.gateway_id] = id;
+      pending[id] = std::move(p);
+    }
+    // Edited back to front, so the first span stays where it was.
+    std::string text = m.text;
+    const bool id_first = id_span->value.begin < name_span->value.begin;
+    const auto& later = id_first ? *name_span : *id_span;
+    const auto& earlier = id_first ? *id_span : *name_span;
+    const std::string later_text =
+        id_first ? json_text(json::string(route.own_name)) : std::to_string(id);
+    const std::string earlier_text =
+        id_first ? std::to_string(id) : json_text(json::string(route.own_name));
+    text = replace_span(text, later.value, later_text);
+    text = replace_span(text, earlier.value, earlier_text);
+    if (!members[route.member]->to->write(text)) {
+      std::string gateway_id;
+      {
+        std::lock_guard lock(mutex);
+        auto it = pending.find(id);
+        if (it == pending.end()) return;  // failed meanwhile by the member's end
+        gateway_id = it->second.gateway_id;
+        by_gateway_id.erase(gateway_id);
+        pending.erase(it);
+      }
+      to_gateway->write(R"({"jsonrpc":"2.0","id":)" + gateway_id + R"(,"error":)" +
+                        error_body(rpc_error::internal_error, "the MCP server \"" +
+                                                                  members[route.member]->name +
+                                                                  "\" does not read its input") +
+                        "}");
+    }
+  }
+
+  // notifications/cancelled for a call the group sent on: to its member,
+  // under the group's id.
+  void cancel_for_gateway(const Message& m) {
+    const auto span = find_path(m.text, {"params", "requestId"});
+    if (!span) return;
+    std::size_t member;
+    std::uint64_t id;
+    {
+      std::lock_guard lock(mutex);
+      auto it = by_gateway_id.find(std::string(span->value.of(m.text)));
+      if (it == by_gateway_id.end()) return;
+      id = it->second;
+      member = pending.at(id).member;
+    }
+    members[member]->to->write(replace_span(m.text, span->value, std::to_string(id)));
+  }
+
+  // The gateway's answer to a member's request: back to that member, under
+  // its own id.
+  void answer_member(const Message& m) {
+    const auto span = find_path(m.text, {"id"});
+    if (!span || !m.id().is_int64()) return;
+    MemberRequest r;
+    {
+      std::lock_guard lock(mutex);
+      auto it = member_requests.find(static_cast<std::uint64_t>(m.id().get_int64()));
+      if (it == member_requests.end()) return;
+      r = std::move(it->second);
+      member_requests.erase(it);
+      if (!members[r.member]->alive) return;
+    }
+    members[r.member]->to->write(replace_span(m.text, span->value, r.member_id));
+  }
+
+  // ---- a member's messages -----------------------------------------------------------
+  void read_member(std::size_t i) {
+    auto& me = *members[i];
+    while (auto f = me.from->next()) {
+      if (f->kind != Frame::Kind::message) {
+        spdlog::warn("the MCP server \"{}\" wrote a message over the limit ({} bytes): dropped",
+                     me.name, f->bytes);
+        if (f->answer_id && f->answer_id->is_int64())
+          fail_pending(static_cast<std::uint64_t>(f->answer_id->get_int64()),
+                       "the MCP server \"" + me.name + "\"'s answer is over the message limit");
+        continue;
+      }
+      Message m = read_message(std::move(f->text));
+      switch (m.kind) {
+        case Message::Kind::response:
+          on_member_response(m);
+          break;
+        case Message::Kind::request:
+          on_member_request(i, m);
+          break;
+        case Message::Kind::notification:
+          on_member_notification(i, m);
+          break;
+        case Message::Kind::invalid:
+          spdlog::warn("the MCP server \"{}\" wrote a message that is not JSON-RPC ({}): dropped",
+                       me.name, m.problem);
+          break;
+      }
+    }
+    {
+      std::lock_guard lock(mutex);
+      if (stopping) return;
+    }
+    member_ended(i);
+  }
+
+  void on_member_response(const Message& m) {
+    if (!m.id().is_int64()) return;
+    const auto id = static_cast<std::uint64_t>(m.id().get_int64());
+    Pending p;
+    {
+      std::lock_guard lock(mutex);
+      auto it = pending.find(id);
+      if (it == pending.end()) return;  // given up on (a timeout)
+      p = std::move(it->second);
+      pending.erase(it);
+      if (!p.own) by_gateway_id.erase(p.gateway_id);
+    }
+    if (p.own) return p.own->set_value(m.body);
+    const auto span = find_path(m.text, {"id"});
+    if (span) to_gateway->write(replace_span(m.text, span->value, p.gateway_id));
+  }
+
+  void on_member_request(std::size_t i, const Message& m) {
+    const auto span = find_path(m.text, {"id"});
+    if (!span) return;
+    std::uint64_t id;
+    {
+      std::lock_guard lock(mutex);
+      id = next_id++;
+      member_requests[id] = MemberRequest{i, std::string(span->value.of(m.text))};
+    }
+    to_gateway->write(replace_span(m.text, span->value, std::to_string(id)));
+  }
+
+  void on_member_notification(std::size_t i, const Message& m) {
+    if (m.method() == "notifications/tools/list_changed") {
+      {
+        std::lock_guard lock(mutex);
+        relist.push_back(i);
+      }
+      control_cv.notify_all();
+      return;
+    }
+    if (m.method() == "notifications/cancelled") {
+      // The member withdraws its own request to the client.
+      const auto span = find_path(m.text, {"params", "requestId"});
+      if (!span) return;
+      const std::string theirs(span->value.of(m.text));
+      std::lock_guard lock(mutex);
+      for (const auto& [id, r] : member_requests)
+        if (r.member == i && r.member_id == theirs) {
+          to_gateway->write(replace_span(m.text, span->value, std::to_string(id)));
+          return;
+        }
+      return;
+    }
+    // Progress, log messages, resource updates: as they are.
+    to_gateway->write(m.text);
+  }
+
+  void fail_pending(std::uint64_t id, const std::string& why) {
+    Pending p;
+    {
+      std::lock_guard lock(mutex);
+      auto it = pending.find(id);
+      if (it == pending.end()) return;
+      p = std::move(it->second);
+      pending.erase(it);
+      if (!p.own) by_gateway_id.erase(p.gateway_id);
+    }
+    if (p.own)
+      return p.own->set_value(json::object{
+          {"error", json::object{{"code", rpc_error::internal_error}, {"message", why}}}});
+    to_gateway->write(R"({"jsonrpc":"2.0","id":)" + p.gateway_id + R"(,"error":)" +
+                      error_body(rpc_error::internal_error, why) + "}");
+  }
+
+  // A member no longer served: marked ended, asked to end.
+  void withdraw(std::size_t i) {
+    {
+      std::lock_guard lock(mutex);
+      members[i]->alive = false;
+    }
+    members[i]->to->shut();
+    members[i]->link->close_stdin();
+  }
+
+  void member_ended(std::size_t i) {
+    auto& me = *members[i];
+    std::string how = "closed its output";
+    if (auto status = me.link->wait_for(std::chrono::milliseconds(200)))
+      how = me.link->describe_end(*status);
+    std::vector<std::uint64_t> in_flight;
+    bool was_alive;
+    {
+      std::lock_guard lock(mutex);
+      was_alive = me.alive;
+      me.alive = false;
+      for (const auto& [id, p] : pending)
+        if (p.member == i) in_flight.push_back(id);
+      for (auto it = member_requests.begin(); it != member_requests.end();)
+        it = it->second.member == i ? member_requests.erase(it) : std::next(it);
+    }
+    const std::string why = "the MCP server \"" + me.name + "\" ended (" + how + ")";
+    for (auto id : in_flight) fail_pending(id, why + " before it answered");
+    me.to->shut();
+    if (!was_alive) return;
+    rebuild(false);
+    if (alive_count() == 0) {
+      spdlog::error("{}; it was the group's last server", why);
+      to_gateway->shut();
+      if (out_pipe[1] >= 0) ::close(std::exchange(out_pipe[1], -1));
+      return;
+    }
+    spdlog::error("{}: its tools are withdrawn; the group's other servers keep serving", why);
+    to_gateway->write(R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})");
+  }
+
+  // ---- lists again after a member's list_changed -----------------------------------
+  void relist_loop() {
+    for (;;) {
+      std::size_t i;
+      {
+        std::unique_lock lock(mutex);
+        control_cv.wait(lock, [&] { return stopping || !relist.empty(); });
+        if (stopping) return;
+        i = relist.front();
+        relist.pop_front();
+      }
+      std::string why;
+      auto tools = list(i, &why);
+      if (!tools) {
+        spdlog::warn("cannot list the MCP server \"{}\"'s tools again: {}; its last list stays",
+                     members[i]->name, why);
+        continue;
+      }
+      {
+        std::lock_guard lock(mutex);
+        members[i]->tools = std::move(*tools);
+      }
+      rebuild(false);
+      to_gateway->write(R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})");
+    }
+  }
+
+  std::chrono::milliseconds timeout;
+  std::size_t max_bytes;
+  std::vector<std::unique_ptr<MemberState>> members;
+  int in_pipe[2] = {-1, -1};   // the gateway writes [1], the group reads [0]
+  int out_pipe[2] = {-1, -1};  // the group writes [1], the gateway reads [0]
+  std::unique_ptr<LineReader> from_gateway;
+  std::unique_ptr<LineWriter> to_gateway;
+
+  std::mutex mutex;
+  bool stopping = false;
+  std::uint64_t next_id = 1;
+  std::map<std::uint64_t, Pending> pending;                // the group's requests to members
+  std::map<std::string, std::uint64_t> by_gateway_id;      // for the gateway's cancellations
+  std::map<std::uint64_t, MemberRequest> member_requests;  // members' requests to the client
+  std::map<std::string, Route, std::less<>> table;         // served name -> member and tool
+  json::array listed;                                      // what tools/list answers
+  std::deque<std::size_t> relist;
+  std::condition_variable control_cv;
+  std::thread gateway_reader, control;
+  std::string end_text;
+};
+
+std::unique_ptr<ServerGroup> ServerGroup::start(std::vector<Member> members,
+                                                std::chrono::milliseconds timeout,
+                                                std::size_t max_message_bytes) {
+  if (members.empty()) throw std::invalid_argument("a server group needs at least one server");
+  auto impl = std::make_unique<Impl>(std::move(members), timeout, max_message_bytes);
+  impl->open_pipes();
+  impl->start_members();
+  return std::unique_ptr<ServerGroup>(new ServerGroup(std::move(impl)));
+}
+
+ServerGroup::ServerGroup(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ServerGroup::~ServerGroup() = default;
+
+int ServerGroup::stdin_fd() const { return impl_->in_pipe[1]; }
+int ServerGroup::stdout_fd() const { return impl_->out_pipe[0]; }
+
+void ServerGroup::close_stdin() {
+  if (impl_->in_pipe[1] >= 0) ::close(std::exchange(impl_->in_pipe[1], -1));
+}
+
+std::optional<int> ServerGroup::wait_for(std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  std::string text;
+  int worst = 0;
+  for (auto& m : impl_->members) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    auto status = m->link->wait_for(std::max(left, std::chrono::milliseconds(0)));
+    if (!status) return std::nullopt;
+    text += (text.empty() ? "" : "; ") + std::string("\"") + m->name + "\" " +
+            m->link->describe_end(*status);
+    if (*status != 0 && worst == 0) worst = *status;
+  }
+  impl_->end_text = text;
+  return worst;
+}
+
+void ServerGroup::send_signal(int sig) {
+  for (auto& m : impl_->members) m->link->send_signal(sig);
+}
+
+std::string ServerGroup::describe_end(int) const {
+  return "ended with every server of the group (" + impl_->end_text + ")";
+}
+
+}  // namespace toolgate::mcp
