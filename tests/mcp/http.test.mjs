@@ -517,6 +517,57 @@ test('trace context: a traceparent header or _meta member is in the call\'s even
   }
 });
 
+modernTest('--servers with a server over HTTP and one on stdio, behind --listen: the SDK 2.x client reaches both by prefix', async () => {
+  const upstreamToken = 'group-upstream-token-0123456789';
+  const tokenOfGroup = path.join(tmp, 'group-upstream-token');
+  writeFileSync(tokenOfGroup, `${upstreamToken}\n`);
+  chmodSync(tokenOfGroup, 0o600);
+  const remote = await remoteServer('legacy', ['--token', upstreamToken]);
+  const serversFile = path.join(tmp, 'http.servers.json');
+  writeFileSync(serversFile, JSON.stringify({ toolgate_servers: 1, separator: '_', servers: [
+    { name: 'remote', url: `http://127.0.0.1:${remote.port}/mcp`, token_file: 'group-upstream-token' },
+    { name: 'local', command: [process.execPath, testServer] },
+  ] }));
+  const child = spawn(TOOLGATE, ['mcp', '--listen', '127.0.0.1:0', manifest, '--servers', serversFile],
+    { stdio: ['ignore', 'ignore', 'pipe'] });
+  running.push(child);
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  await until(`the listener (stderr: ${stderr})`, () => /at http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr));
+  const url = stderr.match(/at (http:\/\/127\.0\.0\.1:\d+\/mcp)/)[1];
+  try {
+    const c = await sdkClient(url);
+    const { tools } = await c.listTools();
+    const names = tools.map((t) => t.name);
+    assert.ok(names.includes('remote_add') && names.includes('local_echo'), names.join());
+    assert.ok(names.indexOf('remote_add') < names.indexOf('local_echo'), 'the file\'s order');
+    const sum = await c.callTool({ name: 'remote_add', arguments: { a: 2, b: 3 } });
+    assert.equal(textOf(sum), '5', JSON.stringify(sum));
+    assert.equal(textOf(await c.callTool({ name: 'local_echo', arguments: { tag: 'here' } })), 'echo here');
+    assert.match(readLog(remote.log), /executed add 2 3/, 'the remote server got the call under its own name');
+    await c.close();
+  } finally {
+    child.kill('SIGTERM');
+    remote.stop();
+  }
+});
+
+modernTest('a 2026-07-28 client over --listen in front of a 2025-11-25 server over HTTP: calls go in the server\'s session', async () => {
+  // The client's 2026-07-28 envelope travels in the body's _meta; the
+  // server's session, not the envelope, decides how the request is sent.
+  const remote = await remoteServer('legacy');
+  const g = await listen({ upstream: `http://127.0.0.1:${remote.port}/mcp` });
+  try {
+    const c = await sdkClient(g.url);
+    const sum = await c.callTool({ name: 'add', arguments: { a: 20, b: 22 } });
+    assert.equal(textOf(sum), '42', JSON.stringify(sum));
+    await c.close();
+  } finally {
+    await g.stop();
+    remote.stop();
+  }
+});
+
 test('a 2025-11-25 server over HTTP: one session throughout, its request to the client answered, DELETE at the end', async () => {
   const remote = await remoteServer('legacy');
   const asked = [];

@@ -275,7 +275,14 @@ void HttpUpstream::Impl::add_headers(bhttp::request<bhttp::string_body>& req, co
   }
   const auto version =
       m.kind == Message::Kind::response ? std::string_view() : envelope_version(m.params());
-  if (!version.empty()) {
+  bool legacy_session;
+  {
+    std::lock_guard lock(mutex);
+    legacy_session = !negotiated_version.empty();
+  }
+  // A 2026-07-28 envelope in a message of a 2025 session is the client's
+  // (a 2026-07-28 client in front of a 2025 server): the session decides.
+  if (!version.empty() && !legacy_session) {
     // 2026-07-28: the headers mirror the body as sent.
     set_from_message(req, "MCP-Protocol-Version", version);
     set_from_message(req, "Mcp-Method", m.method());
@@ -514,7 +521,6 @@ void HttpUpstream::Impl::dispatch() {
     if (frame->kind != Frame::Kind::message) continue;  // the gateway's own lines fit
     Message m = parse_message(frame->text);
     if (m.kind == Message::Kind::invalid) continue;
-    const bool modern = m.kind != Message::Kind::response && !envelope_version(m.params()).empty();
     if (m.kind == Message::Kind::notification && m.method() == "notifications/cancelled") {
       // The request's stream is closed either way (its answer is no longer
       // wanted); under 2026-07-28 that is the cancellation, before it the
@@ -528,7 +534,7 @@ void HttpUpstream::Impl::dispatch() {
         std::lock_guard lock(mutex);
         legacy = !negotiated_version.empty();
       }
-      if (modern || !legacy) continue;
+      if (!legacy) continue;
     }
     const bool initialized =
         m.kind == Message::Kind::notification && m.method() == "notifications/initialized";
