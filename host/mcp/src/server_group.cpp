@@ -67,6 +67,9 @@ struct ServerGroup::Impl {
   struct MemberState {
     std::string name, prefix;
     std::unique_ptr<ServerLink> link;
+    // Around every call of `link`'s lifetime functions: a member's reader
+    // (member_ended) and the gateway's shutdown may both call them.
+    std::mutex link_mutex;
     std::unique_ptr<LineWriter> to;
     std::unique_ptr<LineReader> from;
     std::thread reader;
@@ -135,11 +138,20 @@ struct ServerGroup::Impl {
   }
 
   void stop() {
+    std::vector<std::shared_ptr<std::promise<json::object>>> waiting;
     {
       std::lock_guard lock(mutex);
       if (stopping) return;
       stopping = true;
+      for (auto& [id, p] : pending)
+        if (p.own) waiting.push_back(std::move(p.own));
+      pending.clear();
     }
+    // The group's own requests still waiting (a list after list_changed)
+    // end now instead of at their timeout.
+    for (auto& w : waiting)
+      w->set_value(json::object{{"error", json::object{{"code", rpc_error::internal_error},
+                                                       {"message", "the group is stopping"}}}});
     control_cv.notify_all();
     // A writer blocked on a gateway that no longer reads: its read end
     // closed, the write fails and the writer returns.
@@ -167,8 +179,8 @@ struct ServerGroup::Impl {
     std::uint64_t id;
     {
       std::lock_guard lock(mutex);
-      if (!members[i]->alive) {
-        *why = "it has ended";
+      if (!members[i]->alive || stopping) {
+        *why = stopping ? "the group is stopping" : "it has ended";
         return std::nullopt;
       }
       id = next_id++;
@@ -326,6 +338,7 @@ struct ServerGroup::Impl {
     // The gateway closed its side: no more messages for any member.
     for (auto& m : members) {
       m->to->shut();
+      std::lock_guard lock(m->link_mutex);
       m->link->close_stdin();
     }
   }
@@ -576,14 +589,18 @@ struct ServerGroup::Impl {
       members[i]->alive = false;
     }
     members[i]->to->shut();
+    std::lock_guard lock(members[i]->link_mutex);
     members[i]->link->close_stdin();
   }
 
   void member_ended(std::size_t i) {
     auto& me = *members[i];
     std::string how = "closed its output";
-    if (auto status = me.link->wait_for(std::chrono::milliseconds(200)))
-      how = me.link->describe_end(*status);
+    {
+      std::lock_guard lock(me.link_mutex);
+      if (auto status = me.link->wait_for(std::chrono::milliseconds(200)))
+        how = me.link->describe_end(*status);
+    }
     std::vector<std::uint64_t> in_flight;
     bool was_alive;
     {
@@ -686,6 +703,7 @@ std::optional<int> ServerGroup::wait_for(std::chrono::milliseconds timeout) {
   for (auto& m : impl_->members) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         until - std::chrono::steady_clock::now());
+    std::lock_guard lock(m->link_mutex);
     auto status = m->link->wait_for(std::max(left, std::chrono::milliseconds(0)));
     if (!status) return std::nullopt;
     text += (text.empty() ? "" : "; ") + std::string("\"") + m->name + "\" " +
@@ -697,7 +715,10 @@ std::optional<int> ServerGroup::wait_for(std::chrono::milliseconds timeout) {
 }
 
 void ServerGroup::send_signal(int sig) {
-  for (auto& m : impl_->members) m->link->send_signal(sig);
+  for (auto& m : impl_->members) {
+    std::lock_guard lock(m->link_mutex);
+    m->link->send_signal(sig);
+  }
 }
 
 std::string ServerGroup::describe_end(int) const {
