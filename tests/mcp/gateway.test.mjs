@@ -1752,6 +1752,41 @@ redisTest('replicas with --seal-key-file: an approval asked on one runs on anoth
   }
 });
 
+redisTest('three gateway replicas with rate-limit in Redis: a limit of 5 holds for the sum; the store stopped denies saying so; back, calls are served', async () => {
+  const port = await freePort();
+  let redis = await startRedis(port);
+  const limited = testManifest('shared-limit', [
+    { id: 'toolgate.rate-limit', path: path.join(PLUGINS, 'toolgate_rate-limit.so'),
+      config: { limits: [{ name: 'shared', tools: 'echo', per: 'global', count: 5, seconds: 3600 }],
+        store: { redis: `127.0.0.1:${port}`, prefix: `e2e-${process.pid}-rl:` } } },
+  ]);
+  const logs = [newLog(), newLog(), newLog()];
+  const replicas = await Promise.all(logs.map((log) => rawSession([], log, { manifestFile: limited })));
+  const echo = async (g, id, tag) => (g.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { tag } } }),
+    (await g.next((m) => m.id === id)).result);
+  try {
+    let served = 0;
+    let denial = '';
+    for (let i = 0; i < 15; ++i) {
+      const r = await echo(replicas[i % 3], 10 + i, `call-${i}`);
+      if (r.isError) denial = errorOf(r).message; else ++served;
+    }
+    assert.equal(served, 5, 'five calls in all, not five per replica');
+    assert.match(denial, /rate limit "shared" \(5 per 3600 s\) exceeded by echo/);
+    await redis.stop();
+    const down = await echo(replicas[1], 40, 'store-down');
+    assert.equal(errorOf(down).code, 'denied');
+    assert.match(errorOf(down).message, new RegExp(`rate limit store redis://127\\.0\\.0\\.1:${port} did not answer`));
+    redis = await startRedis(port);  // empty: the window starts again
+    await new Promise((r) => setTimeout(r, 300));  // past the pause after a failure
+    assert.notEqual((await echo(replicas[2], 41, 'store-back')).isError, true);
+  } finally {
+    for (const g of replicas) g.child.stdin.end();
+    await redis.stop();
+  }
+  for (const g of replicas) assert.equal((await g.exited).code, 0, g.stderr());
+});
+
 // ---- many servers behind one gateway (--servers) ------------------------------------------
 test('three servers behind one gateway: prefixed tools in a fixed order, each call to its server, a hook for one server, a server that ends withdrawn', async () => {
   const logA = newLog(), logB = newLog();
