@@ -49,6 +49,13 @@ if (mode === 'modern') {
       async ({ a, b }) => { log(`executed add ${a} ${b}`); return { content: [{ type: 'text', text: String(a + b) }] }; });
     server.registerTool('sleep', { description: 'Sleeps', inputSchema: z.object({ ms: z.number(), id: z.string() }) },
       async ({ ms, id }, ctx) => { await sleep(id, ms, ctx?.mcpReq?.signal ?? ctx?.signal); return { content: [{ type: 'text', text: 'slept' }] }; });
+    // Two arguments mirrored into Mcp-Param-* headers (x-mcp-header): the
+    // SDK refuses a call whose headers are missing or disagree (400, -32020).
+    server.registerTool('transfer', { description: 'Moves an amount from an account',
+      inputSchema: z.object({ account: z.string().meta({ 'x-mcp-header': 'Account' }),
+        cents: z.number().int().meta({ 'x-mcp-header': 'Cents' }), urgent: z.boolean().optional().meta({ 'x-mcp-header': 'Urgent' }),
+        note: z.string().optional() }) },
+      async ({ account, cents }) => { log(`executed transfer ${account} ${cents}`); return { content: [{ type: 'text', text: `moved ${cents} from ${account}` }] }; });
     return server;
   });
   handle = async (req, res, body) => {
@@ -108,7 +115,7 @@ const onRequest = async (req, res) => {
   try { parsed = body.length ? JSON.parse(body.toString()) : {}; } catch { method ||= '?'; }
   if (!method && body.length) method = parsed.method ?? 'response';
   const trace = `trace=${req.headers.traceparent ?? 'none'} state=${req.headers.tracestate ?? 'none'} meta-trace=${parsed.params?._meta?.traceparent ?? 'none'}`;
-  log(`http ${req.method} ${method} ${req.headers['mcp-name'] ?? ''} auth=${req.headers.authorization ?? 'none'} session=${req.headers['mcp-session-id'] ? 'yes' : 'no'} version=${req.headers['mcp-protocol-version'] ?? 'none'} ${trace} conn=${req.socket.remotePort}`);
+  log(`http ${req.method} ${method} ${req.headers['mcp-name'] ?? ''} auth=${req.headers.authorization ?? 'none'} session=${req.headers['mcp-session-id'] ? 'yes' : 'no'} version=${req.headers['mcp-protocol-version'] ?? 'none'} ${trace} params=${Object.keys(req.headers).filter((k) => k.startsWith('mcp-param-')).sort().map((k) => `${k}=${req.headers[k]}`).join(',') || 'none'} conn=${req.socket.remotePort}`);
   if (dropIdleMs !== null) {
     const socket = req.socket;
     clearTimeout(socket.dropTimer);

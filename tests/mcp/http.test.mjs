@@ -568,6 +568,32 @@ modernTest('a 2026-07-28 client over --listen in front of a 2025-11-25 server ov
   }
 });
 
+test('HTTP upstream (2026-07-28): arguments a tool mirrors into Mcp-Param-* headers are sent as the server asks, from the body actually sent', async () => {
+  const remote = await remoteServer('modern');
+  const rewrite = path.join(tmp, 'rewrite-account.json');
+  writeFileSync(rewrite, JSON.stringify({ toolgate: 1, plugins: [{ id: 'toolgate.policy', path: path.join(PLUGINS, 'toolgate_policy.so'),
+    config: { rules: [{ tools: 'transfer', when: [{ pointer: '/account', equals: 'alias' }], set: { '/account': 'real-account' } }] } }] }));
+  const c = await stdioThrough(`http://127.0.0.1:${remote.port}/mcp`, { manifestFile: rewrite });
+  try {
+    const r = await c.client.callTool({ name: 'transfer', arguments: { account: 'alice', cents: 250, urgent: true, note: 'rent' } });
+    assert.equal(textOf(r), 'moved 250 from alice', JSON.stringify(r));
+    // Not visible ASCII: the Base64 sentinel.
+    const accented = await c.client.callTool({ name: 'transfer', arguments: { account: 'Zoë', cents: 7 } });
+    assert.equal(textOf(accented), 'moved 7 from Zoë', JSON.stringify(accented));
+    // Rewritten by a hook: the header follows the body that is sent.
+    const rewritten = await c.client.callTool({ name: 'transfer', arguments: { account: 'alias', cents: 1 } });
+    assert.equal(textOf(rewritten), 'moved 1 from real-account', JSON.stringify(rewritten));
+    const lines = httpLines(remote.log).filter((l) => l.startsWith('http POST tools/call transfer'));
+    assert.equal(lines.length, 3, lines.join('\n'));
+    assert.match(lines[0], /params=mcp-param-account=alice,mcp-param-cents=250,mcp-param-urgent=true /);
+    assert.match(lines[1], new RegExp(`params=mcp-param-account==\\?base64\\?${Buffer.from('Zoë').toString('base64').replace(/[+/=]/g, (ch) => `\\${ch}`)}\\?=,mcp-param-cents=7 `));
+    assert.match(lines[2], /params=mcp-param-account=real-account,mcp-param-cents=1 /);
+  } finally {
+    await c.close();
+    remote.stop();
+  }
+});
+
 test('a 2025-11-25 server over HTTP: one session throughout, its request to the client answered, DELETE at the end', async () => {
   const remote = await remoteServer('legacy');
   const asked = [];

@@ -12,6 +12,7 @@
 #include "framing.hpp"
 #include "http_checks.hpp"
 #include "jsonrpc.hpp"
+#include "param_headers.hpp"
 #include "raw_json.hpp"
 #include "request_envelope.hpp"
 #include "sse_parser.hpp"
@@ -215,7 +216,10 @@ struct HttpUpstream::Impl {
   std::string negotiated_version;  // 2025: from the initialize result
   bool get_stream_started = false;
   std::map<std::string, std::shared_ptr<Exchange>> requests;  // by the request's id text
-  std::set<std::shared_ptr<Exchange>> open;                   // every exchange, to abort
+  // 2026-07-28: each tool's Mcp-Param-* declarations, from the tools/list
+  // results relayed (param_headers.hpp).
+  std::map<std::string, std::vector<ParamHeader>, std::less<>> param_headers;
+  std::set<std::shared_ptr<Exchange>> open;  // every exchange, to abort
 
   void dispatch();
   void start(std::function<void()> work);
@@ -227,7 +231,30 @@ struct HttpUpstream::Impl {
   // answer to `id_text` was among them.
   bool deliver(std::string data, const std::string& id_text, const std::string& method);
   void add_headers(bhttp::request<bhttp::string_body>& req, const Message& m);
+  // The Mcp-Param-* declarations of the tools in a tools/list answer.
+  void learn_param_headers(std::string_view answer);
 };
+
+void HttpUpstream::Impl::learn_param_headers(std::string_view answer) {
+  auto v = parse_untrusted(answer, max_message_depth);
+  const auto* result = v && v->is_object() ? v->get_object().if_contains("result") : nullptr;
+  const auto* tools =
+      result && result->is_object() ? result->get_object().if_contains("tools") : nullptr;
+  if (!tools || !tools->is_array()) return;
+  for (const auto& t : tools->get_array()) {
+    const auto* o = t.if_object();
+    const auto* name = o ? o->if_contains("name") : nullptr;
+    const auto* schema = o ? o->if_contains("inputSchema") : nullptr;
+    if (!name || !name->is_string() || !schema) continue;
+    std::vector<std::string> skipped;
+    auto declared = param_headers_of(*schema, &skipped);
+    for (const auto& why : skipped)
+      spdlog::warn("the MCP server's tool \"{}\": {}; not mirrored into a header",
+                   std::string_view(name->get_string()), why);
+    std::lock_guard lock(mutex);
+    param_headers[std::string(name->get_string())] = std::move(declared);
+  }
+}
 
 void HttpUpstream::Impl::start(std::function<void()> work) {
   {
@@ -286,6 +313,17 @@ void HttpUpstream::Impl::add_headers(bhttp::request<bhttp::string_body>& req, co
     // 2026-07-28: the headers mirror the body as sent.
     set_from_message(req, "MCP-Protocol-Version", version);
     set_from_message(req, "Mcp-Method", m.method());
+    if (m.method() == "tools/call") {
+      const auto* name = m.params().if_contains("name");
+      const auto* args = m.params().if_contains("arguments");
+      std::vector<std::pair<std::string, std::string>> mirrored;
+      if (name && name->is_string() && args && args->is_object()) {
+        std::lock_guard lock(mutex);
+        if (auto it = param_headers.find(name->get_string()); it != param_headers.end())
+          mirrored = param_header_values(it->second, args->get_object());
+      }
+      for (const auto& [header, value] : mirrored) set_from_message(req, header, value);
+    }
     const char* member = m.method() == "resources/read"                              ? "uri"
                          : m.method() == "tools/call" || m.method() == "prompts/get" ? "name"
                                                                                      : nullptr;
@@ -310,6 +348,7 @@ bool HttpUpstream::Impl::deliver(std::string data, const std::string& id_text,
     const auto id = find_member(text, open_at, "id");
     const bool has_method = find_member(text, open_at, "method").has_value();
     answers = !has_method && id && id->value.of(text) == id_text;
+    if (answers && method == "tools/list") learn_param_headers(text);
     if (answers && method == "initialize") {
       // 2025: the version the session speaks, sent in a header from now on.
       if (const auto v = find_path(text, {"result", "protocolVersion"})) {
