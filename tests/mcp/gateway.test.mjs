@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './net-support.mjs';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -1620,13 +1621,6 @@ const haveRedis = (() => { try { return spawnSync('redis-server', ['--version'])
 const redisTest = (name, fn) => test(name, haveRedis ? {} : {
   skip: 'redis-server is not installed (packaging/install-deps.sh installs it)',
 }, fn);
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
 // A redis-server of the test's own on 127.0.0.1, keeping nothing on disk.
 async function startRedis(port) {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '',

@@ -11,6 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './net-support.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TOOLGATE = process.env.TOOLGATE;
@@ -591,6 +592,63 @@ test('HTTP upstream (2026-07-28): arguments a tool mirrors into Mcp-Param-* head
   } finally {
     await c.close();
     remote.stop();
+  }
+});
+
+// The reference server-everything in its Streamable HTTP mode (its own
+// launcher binds every interface; loopback-only.mjs pins it to 127.0.0.1).
+const everything = path.join(here, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+async function startEverything() {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', path.join(here, 'loopback-only.mjs'), everything, 'streamableHttp'],
+    { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.push(child);
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { out += d; });
+  await until(`server-everything to listen (${out})`, () => /listening on port/.test(out));
+  const posts = () => out.split('\n').filter((l) => l.includes('Received MCP POST request')).length;
+  return { url: `http://127.0.0.1:${port}/mcp`, posts, stop: () => child.kill('SIGTERM') };
+}
+const denyEcho = path.join(tmp, 'deny-echo.json');
+writeFileSync(denyEcho, JSON.stringify({ toolgate: 1, plugins: [{ id: 'toolgate.policy', path: path.join(PLUGINS, 'toolgate_policy.so'),
+  config: { rules: [{ tools: 'echo', when: [{ pointer: '/message', regex: 'forbidden' }], verdict: 'deny', reason: 'no forbidden echoes' }] } }] }));
+
+test('server-everything over HTTP behind the gateway, a 2025-11-25 client on stdio: its tools, a sum, a denial that never reaches it', async () => {
+  const se = await startEverything();
+  const c = await stdioThrough(se.url, { manifestFile: denyEcho });
+  try {
+    const { tools } = await c.client.listTools();
+    assert.ok(['echo', 'get-sum', 'get-tiny-image'].every((n) => tools.some((t) => t.name === n)), tools.map((t) => t.name).join());
+    assert.equal(textOf(await c.client.callTool({ name: 'echo', arguments: { message: 'hello' } })), 'Echo: hello');
+    assert.match(textOf(await c.client.callTool({ name: 'get-sum', arguments: { a: 2, b: 40 } })), /42/);
+    const before = se.posts();
+    const denied = await c.client.callTool({ name: 'echo', arguments: { message: 'a forbidden echo' } });
+    assert.equal(denied.isError, true);
+    assert.match(textOf(denied), /no forbidden echoes/);
+    assert.equal(se.posts(), before, 'the denied call was not sent to the server');
+  } finally {
+    await c.close();
+    se.stop();
+  }
+});
+
+modernTest('server-everything over HTTP behind --listen, a 2026-07-28 client (SDK 2.x): its tools and an image pass through', async () => {
+  const se = await startEverything();
+  const g = await listen({ manifests: [denyEcho], upstream: se.url });
+  try {
+    const c = await sdkClient(g.url);
+    const { tools } = await c.listTools();
+    assert.ok(tools.some((t) => t.name === 'get-sum'));
+    assert.match(textOf(await c.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } })), /3/);
+    const image = await c.callTool({ name: 'get-tiny-image', arguments: {} });
+    assert.ok(image.content.some((b) => b.type === 'image' && b.mimeType === 'image/png' && b.data.length > 0), JSON.stringify(image).slice(0, 300));
+    const denied = await c.callTool({ name: 'echo', arguments: { message: 'forbidden' } });
+    assert.equal(denied.isError, true);
+    await c.close();
+  } finally {
+    await g.stop();
+    se.stop();
   }
 });
 
