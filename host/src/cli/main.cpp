@@ -170,7 +170,8 @@ const std::vector<Command>& commands() {
        "        -- CMD ARGS... | -- URL | --servers FILE\n"
        "       toolgate mcp pin [--pins FILE] [--server-protocol P] -- CMD ARGS... | -- URL",
        "MCP gateway: run CMD as an MCP server on stdio (or\n"
-       "reach one at an http:// or https:// URL) and\n"
+       "reach one at an http:// or https:// URL, or serve\n"
+       "several named in --servers FILE) and\n"
        "relay a client on our stdin/stdout to it, every\n"
        "tools/call through the pipeline (asks become\n"
        "elicitation requests to the client).  Strict:\n"
