@@ -1815,6 +1815,14 @@ test('three servers behind one gateway: prefixed tools in a fixed order, each ca
     assert.equal(denied.isError, true);
     assert.match(errorOf(denied).message, /not on server b/);
     assert.equal(textOf(await callTool(6, 'a.echo', { tag: 'blocked' })), 'echo blocked');
+    // A server answering requests it was not sent (ids are a counter) does
+    // not answer another server's call in flight.
+    g.send({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'a.sleep', arguments: { ms: 600, id: 'victim' } } });
+    await until('the call to start on a', () => readLog(logA).includes('started sleep victim'));
+    assert.equal(textOf(await callTool('forger', 'run', { tag: 'forge' })), 'forged around');
+    const victim = await g.next((m) => m.id === 'slow');
+    assert.equal(textOf(victim.result), 'slept 600 ms', 'the real answer, not the forged one');
+    assert.match(g.stderr(), /the MCP server "raw" answered a request it was not sent: dropped/);
     // Server b ends mid-call: the call fails naming it, its tools are withdrawn, the others serve.
     g.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'b.crash', arguments: {} } });
     const crashed = await g.next((m) => m.id === 7);

@@ -33,12 +33,12 @@ TEST(McpParamHeaders, DeclarationsAreFoundThroughPropertiesOnly) {
 }
 
 TEST(McpParamHeaders, ValuesInTheSpecsTextFormAndTheSentinelWhenNotPlainAscii) {
-  const std::vector<ParamHeader> declared{{"S", {"s"}}, {"I", {"i"}},   {"B", {"b"}},
-                                          {"D", {"d"}}, {"U", {"u"}},   {"N", {"n"}},
-                                          {"O", {"o"}}, {"Z", {"zoe"}}, {"Deep", {"x", "y"}}};
+  const std::vector<ParamHeader> declared{
+      {"S", {"s"}}, {"I", {"i"}}, {"B", {"b"}},   {"D", {"d"}},         {"U", {"u"}},
+      {"N", {"n"}}, {"O", {"o"}}, {"Z", {"zoe"}}, {"Deep", {"x", "y"}}, {"Gone", {"p", "q"}}};
   const auto values = param_header_values(
       declared, json::parse(R"({"s":"plain","i":250,"b":false,"d":2.5,"n":null,"o":{"k":1},
-                                "zoe":"Zoë","x":{"y":"deep value"}})")
+                                "zoe":"Zoë","x":{"y":"deep value"},"p":"a parent, not q"})")
                     .as_object());
   const std::vector<std::pair<std::string, std::string>> expected{
       {"Mcp-Param-S", "plain"},
@@ -47,5 +47,7 @@ TEST(McpParamHeaders, ValuesInTheSpecsTextFormAndTheSentinelWhenNotPlainAscii) {
       {"Mcp-Param-D", "2.5"},
       {"Mcp-Param-Z", "=?base64?Wm/Dqw==?="},
       {"Mcp-Param-Deep", "deep value"}};
-  EXPECT_EQ(values, expected);  // absent (u), null (n) and objects (o) send none
+  // Absent (u), null (n), objects (o) and a path that ends early (p.q,
+  // whose parent is a string) send none.
+  EXPECT_EQ(values, expected);
 }

@@ -355,6 +355,16 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     if (!id)
       return refuse(400, rpc_error::invalid_request,
                     "write the request's \"id\" key without escapes", keep_alive_, text_of(m.id()));
+    // The progress token is replaced in the text (relay): one the parser
+    // reads but the text scan cannot find (an escaped key) would pass as
+    // the client wrote it -- a front id of another request, perhaps.
+    if (const auto* meta = m.params().if_contains("_meta");
+        meta && meta->is_object() && meta->get_object().contains("progressToken") &&
+        !find_path(text, {"params", "_meta", "progressToken"}))
+      return refuse(400, rpc_error::invalid_request,
+                    "write the request's \"progressToken\" key (and the keys above it) without "
+                    "escapes",
+                    keep_alive_, text_of(m.id()));
     accepts_events_ = accepts_event_stream(header(req, "Accept").value_or(""));
     relay(std::move(text), *id, m.method() == "subscriptions/listen");
   }

@@ -72,12 +72,14 @@ std::vector<std::pair<std::string, std::string>> param_header_values(
     const std::vector<ParamHeader>& declared, const json::object& arguments) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& d : declared) {
+    // The argument at the whole path, or none (a parent that is there
+    // while the declared member is not sends nothing).
     const json::value* v = nullptr;
     const json::object* at = &arguments;
-    for (std::size_t i = 0; i < d.path.size() && at; ++i) {
-      v = at->if_contains(d.path[i]);
-      at = v && i + 1 < d.path.size() ? v->if_object() : nullptr;
+    for (const auto& key : d.path) {
+      v = at ? at->if_contains(key) : nullptr;
       if (!v) break;
+      at = v->if_object();
     }
     if (!v || v->is_null()) continue;
     std::string text;

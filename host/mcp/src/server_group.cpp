@@ -14,15 +14,18 @@
 #include "raw_json.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <future>
 #include <map>
 #include <mutex>
@@ -61,6 +64,78 @@ bool known_legacy_version(std::string_view v) {
   return v == "2024-11-05" || v == "2025-03-26" || v == "2025-06-18" || v == "2025-11-25";
 }
 
+// A server's input: messages queue here and a thread of the server's own
+// writes them, so a server that stops reading holds up itself alone, never
+// the group's reader of the gateway.  When the writing ends -- drained after
+// close(), at once after abort(), or on a failed write -- the thread calls
+// `on_end` (closing the server's input): no other thread closes that
+// descriptor, so none can write into a number reused meanwhile.
+class QueuedWriter {
+ public:
+  static constexpr std::size_t max_queued = 4096;  // messages a server may fall behind
+
+  QueuedWriter(int fd, std::function<void()> on_end)
+      : writer_(fd), on_end_(std::move(on_end)), thread_([this] { run(); }) {}
+  ~QueuedWriter() {
+    abort();
+    thread_.join();
+  }
+  QueuedWriter(const QueuedWriter&) = delete;
+  QueuedWriter& operator=(const QueuedWriter&) = delete;
+
+  // false when ended, or when the server is too far behind.
+  bool write(std::string line) {
+    std::lock_guard lock(mutex_);
+    if (closing_ || ended_ || queue_.size() >= max_queued) return false;
+    queue_.push_back(std::move(line));
+    ready_.notify_one();
+    return true;
+  }
+  // What is queued is written, then the input closed.
+  void close() {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+    ready_.notify_one();
+  }
+  // What is queued is dropped (a write in progress still ends first).
+  void abort() {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+    queue_.clear();
+    ready_.notify_one();
+  }
+
+ private:
+  void run() {
+    for (;;) {
+      std::string line;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [&] { return closing_ || !queue_.empty(); });
+        if (queue_.empty()) break;
+        line = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      if (!writer_.write(line)) break;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      ended_ = true;
+      queue_.clear();
+    }
+    on_end_();
+  }
+
+  LineWriter writer_;
+  std::function<void()> on_end_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::string> queue_;
+  bool closing_ = false;
+  bool ended_ = false;
+  std::thread thread_;  // last: started once the rest is ready
+};
+
 }  // namespace
 
 struct ServerGroup::Impl {
@@ -70,7 +145,7 @@ struct ServerGroup::Impl {
     // Around every call of `link`'s lifetime functions: a member's reader
     // (member_ended) and the gateway's shutdown may both call them.
     std::mutex link_mutex;
-    std::unique_ptr<LineWriter> to;
+    std::unique_ptr<QueuedWriter> to;
     std::unique_ptr<LineReader> from;
     std::thread reader;
     bool alive = true;  // under mutex
@@ -83,6 +158,7 @@ struct ServerGroup::Impl {
   struct Pending {
     std::size_t member = 0;
     std::string gateway_id;
+    std::string progress_token;  // the call's _meta.progressToken as written, or empty
     std::shared_ptr<std::promise<json::object>> own;
   };
   // A member's request to the client, sent on to the gateway.
@@ -118,7 +194,10 @@ struct ServerGroup::Impl {
   void start_members() {
     for (std::size_t i = 0; i < members.size(); ++i) {
       auto& m = *members[i];
-      m.to = std::make_unique<LineWriter>(m.link->stdin_fd());
+      m.to = std::make_unique<QueuedWriter>(m.link->stdin_fd(), [&m] {
+        std::lock_guard lock(m.link_mutex);
+        m.link->close_stdin();
+      });
       m.from = std::make_unique<LineReader>(m.link->stdout_fd(), max_bytes);
       m.reader = std::thread([this, i] { read_member(i); });
     }
@@ -146,6 +225,7 @@ struct ServerGroup::Impl {
       for (auto& [id, p] : pending)
         if (p.own) waiting.push_back(std::move(p.own));
       pending.clear();
+      by_gateway_id.clear();
     }
     // The group's own requests still waiting (a list after list_changed)
     // end now instead of at their timeout.
@@ -160,12 +240,20 @@ struct ServerGroup::Impl {
     if (from_gateway) from_gateway->wake();
     for (auto& m : members) {
       if (m->from) m->from->wake();
-      if (m->to) m->to->shut();
+      if (m->to) m->to->abort();
+      // A server still running now is not stopping in order (the gateway
+      // has done that, or the start failed): killed, so that a write still
+      // blocked on its input fails and its writer ends.
+      std::lock_guard lock(m->link_mutex);
+      m->link->send_signal(SIGKILL);
     }
     if (gateway_reader.joinable()) gateway_reader.join();
     if (control.joinable()) control.join();
-    for (auto& m : members)
+    for (auto& m : members) {
       if (m->reader.joinable()) m->reader.join();
+      m->to.reset();  // joins its writer
+    }
+    std::lock_guard lock(mutex);
     for (int* fd : {&in_pipe[0], &in_pipe[1], &out_pipe[1]})
       if (*fd >= 0) ::close(std::exchange(*fd, -1));
   }
@@ -184,7 +272,7 @@ struct ServerGroup::Impl {
         return std::nullopt;
       }
       id = next_id++;
-      pending[id] = Pending{i, "", promise};
+      pending[id] = Pending{i, "", "", promise};
     }
     if (!members[i]->to->write(request_text(json::value(id), method, json_text(params)))) {
       forget(id);
@@ -335,12 +423,9 @@ struct ServerGroup::Impl {
           break;
       }
     }
-    // The gateway closed its side: no more messages for any member.
-    for (auto& m : members) {
-      m->to->shut();
-      std::lock_guard lock(m->link_mutex);
-      m->link->close_stdin();
-    }
+    // The gateway closed its side: no more messages for any member (what
+    // is queued for one still reaches it, then its input closes).
+    for (auto& m : members) m->to->close();
   }
 
   void reply(const json::value& id, const json::value& result) {
@@ -355,8 +440,12 @@ struct ServerGroup::Impl {
     if (method == "initialize") return reply(m.id(), initialize_result(m.params()));
     if (method == "ping") return reply(m.id(), json::object{});
     if (method == "tools/list") {
-      std::lock_guard lock(mutex);
-      return reply(m.id(), json::object{{"tools", listed}});
+      json::array tools;
+      {
+        std::lock_guard lock(mutex);
+        tools = listed;
+      }
+      return reply(m.id(), json::object{{"tools", std::move(tools)}});
     }
     if (method == "tools/call") return call(m);
     reply_error(m.id(), rpc_error::method_not_found,
@@ -394,22 +483,30 @@ struct ServerGroup::Impl {
     Route route;
     const auto name_span = find_path(m.text, {"params", "name"});
     const auto id_span = find_path(m.text, {"id"});
+    bool routed = false;
     {
+      // Routed and registered under one lock: a server that ends fails
+      // every call registered for it (member_ended), so none is orphaned.
       std::lock_guard lock(mutex);
       auto it = table.find(name);
-      if (it == table.end() || !members[it->second.member]->alive || !name_span || !id_span) {
-        // (Unescaped keys are what the gateway writes; anything else is not routed.)
-        to_gateway->write(response_text(
-            m.id(), true, error_body(rpc_error::invalid_params, "unknown tool \"" + name + "\"")));
-        return;
+      // (Unescaped keys are what the gateway writes; anything else is not routed.)
+      routed = it != table.end() && members[it->second.member]->alive && name_span && id_span;
+      if (routed) {
+        route = it->second;
+        id = next_id++;
+        Pending p;
+        p.member = route.member;
+        p.gateway_id = std::string(id_span->value.of(m.text));
+        if (const auto token = find_path(m.text, {"params", "_meta", "progressToken"}))
+          p.progress_token = std::string(token->value.of(m.text));
+        by_gateway_id[p.gateway_id] = id;
+        pending[id] = std::move(p);
       }
-      route = it->second;
-      id = next_id++;
-      Pending p;
-      p.member = route.member;
-      p.gateway_id = std::string(id_span->value.of(m.text));
-      by_gateway_id[p.gateway_id] = id;
-      pending[id] = std::move(p);
+    }
+    if (!routed) {
+      to_gateway->write(response_text(
+          m.id(), true, error_body(rpc_error::invalid_params, "unknown tool \"" + name + "\"")));
+      return;
     }
     // Edited back to front, so the first span stays where it was.
     std::string text = m.text;
@@ -452,7 +549,9 @@ struct ServerGroup::Impl {
       auto it = by_gateway_id.find(std::string(span->value.of(m.text)));
       if (it == by_gateway_id.end()) return;
       id = it->second;
-      member = pending.at(id).member;
+      const auto p = pending.find(id);
+      if (p == pending.end()) return;
+      member = p->second.member;
     }
     members[member]->to->write(replace_span(m.text, span->value, std::to_string(id)));
   }
@@ -482,14 +581,19 @@ struct ServerGroup::Impl {
         spdlog::warn("the MCP server \"{}\" wrote a message over the limit ({} bytes): dropped",
                      me.name, f->bytes);
         if (f->answer_id && f->answer_id->is_int64())
-          fail_pending(static_cast<std::uint64_t>(f->answer_id->get_int64()),
+          fail_pending(static_cast<std::uint64_t>(f->answer_id->get_int64()), i,
                        "the MCP server \"" + me.name + "\"'s answer is over the message limit");
         continue;
       }
       Message m = read_message(std::move(f->text));
+      {
+        // A server left out (or ended) reaches no one.
+        std::lock_guard lock(mutex);
+        if (!me.alive) continue;
+      }
       switch (m.kind) {
         case Message::Kind::response:
-          on_member_response(m);
+          on_member_response(i, m);
           break;
         case Message::Kind::request:
           on_member_request(i, m);
@@ -510,7 +614,9 @@ struct ServerGroup::Impl {
     member_ended(i);
   }
 
-  void on_member_response(const Message& m) {
+  // An answer counts only from the server the request went to: ids are a
+  // counter, and one server must not answer (or fail) another's calls.
+  void on_member_response(std::size_t i, const Message& m) {
     if (!m.id().is_int64()) return;
     const auto id = static_cast<std::uint64_t>(m.id().get_int64());
     Pending p;
@@ -518,6 +624,11 @@ struct ServerGroup::Impl {
       std::lock_guard lock(mutex);
       auto it = pending.find(id);
       if (it == pending.end()) return;  // given up on (a timeout)
+      if (it->second.member != i) {
+        spdlog::warn("the MCP server \"{}\" answered a request it was not sent: dropped",
+                     members[i]->name);
+        return;
+      }
       p = std::move(it->second);
       pending.erase(it);
       if (!p.own) by_gateway_id.erase(p.gateway_id);
@@ -553,24 +664,37 @@ struct ServerGroup::Impl {
       const auto span = find_path(m.text, {"params", "requestId"});
       if (!span) return;
       const std::string theirs(span->value.of(m.text));
-      std::lock_guard lock(mutex);
-      for (const auto& [id, r] : member_requests)
-        if (r.member == i && r.member_id == theirs) {
-          to_gateway->write(replace_span(m.text, span->value, std::to_string(id)));
-          return;
-        }
+      std::optional<std::uint64_t> ours;
+      {
+        std::lock_guard lock(mutex);
+        for (const auto& [id, r] : member_requests)
+          if (r.member == i && r.member_id == theirs) ours = id;
+      }
+      if (ours) to_gateway->write(replace_span(m.text, span->value, std::to_string(*ours)));
       return;
+    }
+    if (m.method() == "notifications/progress") {
+      // Only for a call of its own: a token names another server's call too.
+      const auto token = find_path(m.text, {"params", "progressToken"});
+      bool its_own = false;
+      if (token) {
+        const std::string_view t = token->value.of(m.text);
+        std::lock_guard lock(mutex);
+        for (const auto& [id, p] : pending)
+          its_own |= p.member == i && !p.own && p.progress_token == t;
+      }
+      if (!its_own) return;
     }
     // Progress, log messages, resource updates: as they are.
     to_gateway->write(m.text);
   }
 
-  void fail_pending(std::uint64_t id, const std::string& why) {
+  void fail_pending(std::uint64_t id, std::size_t member, const std::string& why) {
     Pending p;
     {
       std::lock_guard lock(mutex);
       auto it = pending.find(id);
-      if (it == pending.end()) return;
+      if (it == pending.end() || it->second.member != member) return;
       p = std::move(it->second);
       pending.erase(it);
       if (!p.own) by_gateway_id.erase(p.gateway_id);
@@ -588,9 +712,7 @@ struct ServerGroup::Impl {
       std::lock_guard lock(mutex);
       members[i]->alive = false;
     }
-    members[i]->to->shut();
-    std::lock_guard lock(members[i]->link_mutex);
-    members[i]->link->close_stdin();
+    members[i]->to->abort();
   }
 
   void member_ended(std::size_t i) {
@@ -602,24 +724,29 @@ struct ServerGroup::Impl {
         how = me.link->describe_end(*status);
     }
     std::vector<std::uint64_t> in_flight;
-    bool was_alive;
+    bool was_alive, last;
     {
       std::lock_guard lock(mutex);
       was_alive = me.alive;
       me.alive = false;
+      last = was_alive &&
+             std::none_of(members.begin(), members.end(), [](const auto& m) { return m->alive; });
       for (const auto& [id, p] : pending)
         if (p.member == i) in_flight.push_back(id);
       for (auto it = member_requests.begin(); it != member_requests.end();)
         it = it->second.member == i ? member_requests.erase(it) : std::next(it);
     }
     const std::string why = "the MCP server \"" + me.name + "\" ended (" + how + ")";
-    for (auto id : in_flight) fail_pending(id, why + " before it answered");
-    me.to->shut();
+    for (auto id : in_flight) fail_pending(id, i, why + " before it answered");
+    me.to->abort();
     if (!was_alive) return;
     rebuild(false);
-    if (alive_count() == 0) {
+    if (last) {
       spdlog::error("{}; it was the group's last server", why);
+      // The gateway sees its server's output end.  Only here and in stop()
+      // (after every thread is joined) is the descriptor closed.
       to_gateway->shut();
+      std::lock_guard lock(mutex);
       if (out_pipe[1] >= 0) ::close(std::exchange(out_pipe[1], -1));
       return;
     }

@@ -4,6 +4,8 @@
 
 #include <hiredis/hiredis.h>
 
+#include <algorithm>
+
 namespace toolgate::mcp {
 
 namespace {
@@ -127,8 +129,17 @@ std::optional<bool> SharedStore::spend_once(std::string_view nonce, std::int64_t
     *why = "the state has no expiry";
     return std::nullopt;
   }
-  auto r = run({"SET", options_.prefix + "spent:" + std::string(nonce), "1", "NX", "PXAT",
-                std::to_string(expires_unix_ms)},
+  // Kept past the state's expiry by a margin, and as a duration the store
+  // counts on its own clock: a replica whose clock is behind still opens
+  // the state after this one's expiry, and the key must outlive that.  (An
+  // absolute expiry already past on the store's clock would not be kept
+  // at all.)
+  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  const auto keep_ms = std::max<std::int64_t>(expires_unix_ms - now, 0) + spent_margin_ms;
+  auto r = run({"SET", options_.prefix + "spent:" + std::string(nonce), "1", "NX", "PX",
+                std::to_string(keep_ms)},
                why);
   if (!r) return std::nullopt;
   if (r->type == REDIS_REPLY_NIL) return false;  // spent already, here or on another replica

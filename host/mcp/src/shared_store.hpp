@@ -6,7 +6,7 @@
 //     (SET PREFIX"pin:"TOOL PIN NX GET -- Redis 7.0);
 //   - spent approvals (sealed_state.hpp): a sealed requestState's nonce is
 //     spent once across the replicas, until the state expires
-//     (SET PREFIX"spent:"NONCE 1 NX PXAT EXPIRY).
+//     and a margin (SET PREFIX"spent:"NONCE 1 NX PX TTL).
 //
 // A failure -- no connection, a timeout, an error reply -- is returned, not
 // thrown, and each caller fails closed: a tool whose pin cannot be checked
@@ -50,9 +50,12 @@ class SharedStore {
   // (it holds `pin` now).  nullopt and *why when the store did not answer.
   std::optional<std::string> pin_once(std::string_view tool, const std::string& pin,
                                       std::string* why);
-  // Spends `nonce` until `expires_unix_ms`: true when no replica had
-  // spent it, false when one had.  nullopt and *why when the store did
-  // not answer.
+  // Spends `nonce` until `expires_unix_ms` and spent_margin_ms more: true
+  // when no replica had spent it, false when one had.  nullopt and *why
+  // when the store did not answer.  Replicas' clocks must agree within the
+  // margin (a replica further behind could open a state whose nonce the
+  // store has forgotten).
+  static constexpr std::int64_t spent_margin_ms = 10 * 60 * 1000;
   std::optional<bool> spend_once(std::string_view nonce, std::int64_t expires_unix_ms,
                                  std::string* why);
 

@@ -116,7 +116,10 @@ std::optional<std::string> ToolPins::check(const json::object& tool) {
   auto it = pins_.find(name);
   std::string why;
   if (it != pins_.end()) {
-    if (it->second == pin) return std::nullopt;
+    if (it->second == pin) {
+      unchecked_.erase(name);  // checked by a listing that raced this one's store error
+      return std::nullopt;
+    }
     why = changed(it->second, from_file_ ? "in " + file_name_
                               : shared_  ? "by the replicas' shared store " + shared_->where()
                                          : std::string("when this session first listed it"));
