@@ -21,6 +21,7 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -425,6 +426,7 @@ struct ServerGroup::Impl {
     }
     // The gateway closed its side: no more messages for any member (what
     // is queued for one still reaches it, then its input closes).
+    closing = true;
     for (auto& m : members) m->to->close();
   }
 
@@ -742,7 +744,10 @@ struct ServerGroup::Impl {
     if (!was_alive) return;
     rebuild(false);
     if (last) {
-      spdlog::error("{}; it was the group's last server", why);
+      if (closing)
+        spdlog::info("{}; the group has stopped", why);
+      else
+        spdlog::error("{}; it was the group's last server", why);
       // The gateway sees its server's output end.  Only here and in stop()
       // (after every thread is joined) is the descriptor closed.
       to_gateway->shut();
@@ -750,7 +755,10 @@ struct ServerGroup::Impl {
       if (out_pipe[1] >= 0) ::close(std::exchange(out_pipe[1], -1));
       return;
     }
-    spdlog::error("{}: its tools are withdrawn; the group's other servers keep serving", why);
+    if (closing)  // asked to: the gateway is shutting down
+      spdlog::info("{}", why);
+    else
+      spdlog::error("{}: its tools are withdrawn; the group's other servers keep serving", why);
     to_gateway->write(R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})");
   }
 
@@ -791,6 +799,8 @@ struct ServerGroup::Impl {
 
   std::mutex mutex;
   bool stopping = false;
+  // The gateway closed the group's input: servers ending now were asked to.
+  std::atomic<bool> closing{false};
   std::uint64_t next_id = 1;
   std::map<std::uint64_t, Pending> pending;                // the group's requests to members
   std::map<std::string, std::uint64_t> by_gateway_id;      // for the gateway's cancellations
