@@ -1862,3 +1862,29 @@ test('--servers: a tool name two servers would share is refused at start, naming
     assert.match(g.stderr(), why);
   }
 });
+
+test('mcp pin --servers writes the group\'s pins under the served names; the gateway serves with them and refuses a tool they do not name', async () => {
+  const serversFile = path.join(tmp, 'pinned.servers.json');
+  writeFileSync(serversFile, JSON.stringify({ toolgate_servers: 1, servers: [
+    { name: 'raw', command: [process.execPath, rawServer] },
+  ] }));
+  const pinsFile = path.join(tmp, 'group.pins.json');
+  const pin = spawn(TOOLGATE, ['mcp', 'pin', '--pins', pinsFile, '--servers', serversFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  pin.stderr.on('data', (d) => { err += d; });
+  assert.equal(await new Promise((r) => pin.on('exit', r)), 0, err);
+  const pins = JSON.parse(readFileSync(pinsFile, 'utf8'));
+  assert.deepEqual(Object.keys(pins.tools).sort(), ['raw.c_tool', 'raw.run']);
+  // Only raw.run pinned: raw.c_tool counts as changed.
+  writeFileSync(pinsFile, JSON.stringify({ toolgate_pins: 1, tools: { 'raw.run': pins.tools['raw.run'] } }));
+  const g = await rawSession(['--pins', pinsFile], '', { manifestFile: testManifest('empty-pins', []), serversFile });
+  try {
+    g.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    assert.deepEqual((await g.next((m) => m.id === 2)).result.tools.map((t) => t.name), ['raw.run']);
+    g.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'raw.c_tool', arguments: {} } });
+    assert.match(errorOf((await g.next((m) => m.id === 3)).result).message, /not in the pin file/);
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0, g.stderr());
+});

@@ -168,7 +168,8 @@ const std::vector<Command>& commands() {
        "        [--redis HOST:PORT --redis-prefix P [--redis-password-file F]\n"
        "         [--seal-key-file F]]\n"
        "        -- CMD ARGS... | -- URL | --servers FILE\n"
-       "       toolgate mcp pin [--pins FILE] [--server-protocol P] -- CMD ARGS... | -- URL",
+       "       toolgate mcp pin [--pins FILE] [--server-protocol P] -- CMD ARGS... | -- URL\n"
+       "                        | --servers FILE",
        "MCP gateway: run CMD as an MCP server on stdio (or\n"
        "reach one at an http:// or https:// URL, or serve\n"
        "several named in --servers FILE) and\n"

@@ -177,8 +177,13 @@ int run_mcp_pin(const Args& before, const std::vector<std::string>& command) {
   std::optional<std::string> out;
   std::string mode = "auto";
   Args upstream;  // --upstream-token-file, --upstream-ca
+  std::optional<std::string> servers;
   for (std::size_t i = 1; i < before.size(); ++i) {
-    if (before[i] == "--pins" && i + 1 < before.size()) {
+    if (before[i] == "--servers" && i + 1 < before.size()) {
+      servers = before[++i];
+    } else if (before[i].starts_with("--servers=")) {
+      servers = before[i].substr(10);
+    } else if (before[i] == "--pins" && i + 1 < before.size()) {
       out = before[++i];
     } else if (before[i].starts_with("--pins=")) {
       out = before[i].substr(7);
@@ -190,17 +195,23 @@ int run_mcp_pin(const Args& before, const std::vector<std::string>& command) {
       upstream.push_back(before[++i]);
     } else {
       throw UsageError(
-          "mcp pin takes only --pins FILE, --server-protocol P, --upstream-token-file F and "
-          "--upstream-ca F before --, not \"" +
+          "mcp pin takes only --pins FILE, --server-protocol P, --upstream-token-file F, "
+          "--upstream-ca F and --servers FILE, not \"" +
           before[i] + "\"");
     }
   }
+  if (servers && (!command.empty() || !upstream.empty()))
+    throw UsageError(
+        "mcp pin --servers FILE pins the tools of the servers in FILE (each server's settings "
+        "go there); give no command, --upstream-token-file or --upstream-ca with it");
   // A server that ends at once must be an error from write(), not our death.
   std::signal(SIGPIPE, SIG_IGN);
-  const auto start = server_starter(command, upstream);
-  auto server = start();
   mcp::GatewayOptions options;
-  options.server_protocol = choose_server_protocol(server, start, mode);
+  // A group is spoken to in the older protocol, like `toolgate mcp --servers`.
+  const auto start = servers ? group_starter(*servers, options.max_message_bytes)
+                             : server_starter(command, upstream);
+  auto server = start();
+  options.server_protocol = choose_server_protocol(server, start, servers ? "legacy" : mode);
   const std::string text = mcp::fetch_pin_file(*server, options);
   server.reset();
   if (!out) {
