@@ -1888,3 +1888,31 @@ test('mcp pin --servers writes the group\'s pins under the served names; the gat
   }
   assert.equal((await g.exited).code, 0, g.stderr());
 });
+
+test('--servers: prompts too, under the server\'s name; prompts/get and completion reach the prompt\'s server under its own name', async () => {
+  const log = newLog();
+  const serversFile = path.join(tmp, 'prompts.servers.json');
+  writeFileSync(serversFile, JSON.stringify({ toolgate_servers: 1, servers: [
+    { name: 'tools-only', command: [process.execPath, testServer] },
+    { name: 'raw', command: ['env', `TG_TEST_LOG=${log}`, process.execPath, rawServer] },
+  ] }));
+  const g = await rawSession([], '', { manifestFile: testManifest('empty-prompts', []), serversFile });
+  try {
+    g.send({ jsonrpc: '2.0', id: 2, method: 'prompts/list' });
+    assert.deepEqual((await g.next((m) => m.id === 2)).result.prompts.map((p) => p.name), ['raw.greet']);
+    g.send({ jsonrpc: '2.0', id: 3, method: 'prompts/get', params: { name: 'raw.greet', arguments: { who: 'Ada' } } });
+    const got = await g.next((m) => m.id === 3);
+    assert.equal(got.result.messages[0].content.text, 'prompt greet', JSON.stringify(got));
+    g.send({ jsonrpc: '2.0', id: 4, method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'raw.greet' }, argument: { name: 'who', value: 'A' } } });
+    const done = await g.next((m) => m.id === 4);
+    assert.deepEqual(done.result.completion.values, ['Ada', 'Alan'], JSON.stringify(done));
+    assert.match(readLog(log), /complete ref\/prompt greet/);
+    g.send({ jsonrpc: '2.0', id: 5, method: 'prompts/get', params: { name: 'greet' } });
+    assert.match(JSON.stringify(await g.next((m) => m.id === 5)), /unknown prompt \\"greet\\"/);
+    g.send({ jsonrpc: '2.0', id: 6, method: 'resources/list' });
+    assert.equal((await g.next((m) => m.id === 6)).error?.code, -32601);
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0, g.stderr());
+});

@@ -55,6 +55,11 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       log(`read ${m.params?.uri}`);
       return process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"contents":[{"uri":${JSON.stringify(m.params?.uri)},` +
         `"mimeType":"text/plain","text":"contents of ${m.params?.uri}"}],"_meta":{"n":1.0E0}}}\n`);
+    case 'prompts/list':
+      return answer({ prompts: [{ name: 'greet', description: 'Greets someone', arguments: [{ name: 'who' }] }] });
+    case 'completion/complete':
+      log(`complete ${m.params?.ref?.type} ${m.params?.ref?.name}`);
+      return answer({ completion: { values: ['Ada', 'Alan'], hasMore: false } });
     case 'prompts/get':
       log(`prompt ${m.params?.name}`);
       return answer({ messages: [{ role: 'user', content: { type: 'text', text: `prompt ${m.params?.name}` } }] });

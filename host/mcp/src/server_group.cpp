@@ -32,6 +32,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 namespace toolgate::mcp {
 
@@ -58,6 +59,19 @@ std::string json_text(const json::value& v) {
 std::string error_body(std::int64_t code, std::string_view message) {
   return json_text(json::object{{"code", code}, {"message", message}});
 }
+
+// What the group serves from several servers, each under the server's
+// prefix: tools, and prompts (named the same way).
+enum Catalog : std::size_t { tools_catalog = 0, prompts_catalog = 1 };
+struct CatalogInfo {
+  const char* list_method;
+  const char* key;  // of the list in its result
+  const char* noun;
+  const char* changed;  // the notification that it changed
+};
+constexpr CatalogInfo catalogs[] = {
+    {"tools/list", "tools", "tool", "notifications/tools/list_changed"},
+    {"prompts/list", "prompts", "prompt", "notifications/prompts/list_changed"}};
 
 // The versions the group answers initialize with as asked; any other gets
 // the latest of them.
@@ -150,7 +164,8 @@ struct ServerGroup::Impl {
     std::unique_ptr<LineReader> from;
     std::thread reader;
     bool alive = true;  // under mutex
-    json::array tools;  // as it last listed them; under mutex
+    bool offers_prompts = false;
+    json::array lists[2];  // tools and prompts as it last listed them; under mutex
     std::string instructions;
   };
   // A request the group sent a member: the gateway's (its id as the
@@ -315,34 +330,41 @@ struct ServerGroup::Impl {
     if (const auto* ins = o->if_contains("instructions"); ins && ins->is_string())
       members[i]->instructions = std::string(ins->get_string());
     members[i]->to->write(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
-    auto tools = list(i, why);
+    const auto* caps = o->if_contains("capabilities");
+    members[i]->offers_prompts =
+        caps && caps->is_object() && caps->get_object().contains("prompts");
+    auto tools = list(i, tools_catalog, why);
     if (!tools) return false;
+    std::optional<json::array> prompts;
+    if (members[i]->offers_prompts && !(prompts = list(i, prompts_catalog, why))) return false;
     std::lock_guard lock(mutex);
-    members[i]->tools = std::move(*tools);
+    members[i]->lists[tools_catalog] = std::move(*tools);
+    if (prompts) members[i]->lists[prompts_catalog] = std::move(*prompts);
     return true;
   }
 
-  // Every page of a member's tools/list.
-  std::optional<json::array> list(std::size_t i, std::string* why) {
+  // Every page of a member's tools/list or prompts/list.
+  std::optional<json::array> list(std::size_t i, Catalog c, std::string* why) {
+    const auto& info = catalogs[c];
     json::array all;
     json::value cursor;
     for (int page = 0; page < 1000; ++page) {
       json::object params;
       if (!cursor.is_null()) params["cursor"] = cursor;
-      auto r = ask(i, "tools/list", std::move(params), why);
+      auto r = ask(i, info.list_method, std::move(params), why);
       if (!r) return std::nullopt;
       const auto* result = r->at("result").if_object();
-      const auto* tools = result ? result->if_contains("tools") : nullptr;
-      if (!tools || !tools->is_array()) {
-        *why = "its tools/list result has no \"tools\" array";
+      const auto* items = result ? result->if_contains(info.key) : nullptr;
+      if (!items || !items->is_array()) {
+        *why = std::string("its ") + info.list_method + " result has no \"" + info.key + "\" array";
         return std::nullopt;
       }
-      for (const auto& t : tools->get_array()) all.push_back(t);
+      for (const auto& t : items->get_array()) all.push_back(t);
       const auto* next = result->if_contains("nextCursor");
       if (!next || !next->is_string()) return all;
       cursor = *next;
     }
-    *why = "its tools/list did not end within 1000 pages";
+    *why = std::string("its ") + info.list_method + " did not end within 1000 pages";
     return std::nullopt;
   }
 
@@ -353,48 +375,52 @@ struct ServerGroup::Impl {
   // not served (logged).
   std::optional<std::string> rebuild(bool at_start) {
     std::lock_guard lock(mutex);
-    std::map<std::string, Route, std::less<>> next;
-    json::array listed_now;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      const auto& m = *members[i];
-      if (!m.alive) continue;
-      for (const auto& t : m.tools) {
-        const auto* o = t.if_object();
-        const auto* n = o ? o->if_contains("name") : nullptr;
-        if (!n || !n->is_string()) {
-          spdlog::warn("ignoring a tool of the MCP server \"{}\" without a name: {}", m.name,
-                       text_of(t));
-          continue;
+    for (Catalog c : {tools_catalog, prompts_catalog}) {
+      const auto& info = catalogs[c];
+      std::map<std::string, Route, std::less<>> next;
+      json::array listed_now;
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        const auto& m = *members[i];
+        if (!m.alive) continue;
+        for (const auto& t : m.lists[c]) {
+          const auto* o = t.if_object();
+          const auto* n = o ? o->if_contains("name") : nullptr;
+          if (!n || !n->is_string()) {
+            spdlog::warn("ignoring a {} of the MCP server \"{}\" without a name: {}", info.noun,
+                         m.name, text_of(t));
+            continue;
+          }
+          const std::string own(n->get_string());
+          const std::string name = m.prefix + own;
+          // Tool names have rules of their own; a prompt's name any text.
+          if (c == tools_catalog ? !valid_tool_name(name) : own.empty()) {
+            spdlog::warn(
+                "the MCP server \"{}\"'s {} \"{}\" is not served: \"{}\" is not a valid MCP "
+                "{} name",
+                m.name, info.noun, own, name, info.noun);
+            continue;
+          }
+          if (auto it = next.find(name); it != next.end()) {
+            const auto& first = *members[it->second.member];
+            std::string why = std::string("the ") + info.noun + " name \"" + name +
+                              "\" would be served by two MCP servers: \"" + first.name +
+                              "\" (its " + info.noun + " \"" + it->second.own_name + "\") and \"" +
+                              m.name + "\" (its " + info.noun + " \"" + own + "\"); " + info.noun +
+                              " names must be unique -- keep both servers' prefixes "
+                              "(drop \"prefix\": false) or rename one";
+            if (at_start) return why;
+            spdlog::error("{}; \"{}\" keeps it", why, first.name);
+            continue;
+          }
+          next.emplace(name, Route{i, own});
+          json::object served = *o;
+          served["name"] = name;
+          listed_now.push_back(std::move(served));
         }
-        const std::string own(n->get_string());
-        const std::string name = m.prefix + own;
-        if (!valid_tool_name(name)) {
-          spdlog::warn(
-              "the MCP server \"{}\"'s tool \"{}\" is not served: \"{}\" is not a valid MCP tool "
-              "name (1 to 128 of A-Z a-z 0-9 _ - .)",
-              m.name, own, name);
-          continue;
-        }
-        if (auto it = next.find(name); it != next.end()) {
-          const auto& first = *members[it->second.member];
-          std::string why = "the tool name \"" + name +
-                            "\" would be served by two MCP servers: \"" + first.name +
-                            "\" (its tool \"" + it->second.own_name + "\") and \"" + m.name +
-                            "\" (its tool \"" + own +
-                            "\"); tool names must be unique -- keep both servers' prefixes "
-                            "(drop \"prefix\": false) or rename one";
-          if (at_start) return why;
-          spdlog::error("{}; \"{}\" keeps it", why, first.name);
-          continue;
-        }
-        next.emplace(name, Route{i, own});
-        json::object served = *o;
-        served["name"] = name;
-        listed_now.push_back(std::move(served));
       }
+      tables[c] = std::move(next);
+      listed[c] = std::move(listed_now);
     }
-    table = std::move(next);
-    listed = std::move(listed_now);
     return std::nullopt;
   }
 
@@ -441,21 +467,35 @@ struct ServerGroup::Impl {
     const auto method = m.method();
     if (method == "initialize") return reply(m.id(), initialize_result(m.params()));
     if (method == "ping") return reply(m.id(), json::object{});
-    if (method == "tools/list") {
-      json::array tools;
-      {
-        std::lock_guard lock(mutex);
-        tools = listed;
+    for (Catalog c : {tools_catalog, prompts_catalog})
+      if (method == catalogs[c].list_method) {
+        json::array items;
+        {
+          std::lock_guard lock(mutex);
+          items = listed[c];
+        }
+        return reply(m.id(), json::object{{catalogs[c].key, std::move(items)}});
       }
-      return reply(m.id(), json::object{{"tools", std::move(tools)}});
+    if (method == "tools/call") return forward(m, tools_catalog, {"params", "name"});
+    if (method == "prompts/get") return forward(m, prompts_catalog, {"params", "name"});
+    // Completion of a prompt's argument goes to the prompt's server.
+    if (method == "completion/complete") {
+      const auto* ref = m.params().if_contains("ref");
+      const auto* type = ref && ref->is_object() ? ref->get_object().if_contains("type") : nullptr;
+      if (type && type->is_string() && type->get_string() == "ref/prompt")
+        return forward(m, prompts_catalog, {"params", "ref", "name"});
     }
-    if (method == "tools/call") return call(m);
     reply_error(m.id(), rpc_error::method_not_found,
-                "toolgate's server group relays tools only; " + std::string(method) +
+                "toolgate's server group relays tools and prompts only; " + std::string(method) +
                     " is not passed to its servers");
   }
 
   json::object initialize_result(const json::object& params) {
+    bool prompts = false;
+    {
+      std::lock_guard lock(mutex);
+      for (const auto& m : members) prompts |= m->alive && m->offers_prompts;
+    }
     const auto* asked = params.if_contains("protocolVersion");
     const std::string version =
         asked && asked->is_string() && known_legacy_version(asked->get_string())
@@ -472,27 +512,33 @@ struct ServerGroup::Impl {
     }
     json::object result{
         {"protocolVersion", version},
-        {"capabilities", json::object{{"tools", json::object{{"listChanged", true}}}}},
+        {"capabilities", prompts ? json::object{{"tools", json::object{{"listChanged", true}}},
+                                                {"prompts", json::object{{"listChanged", true}}}}
+                                 : json::object{{"tools", json::object{{"listChanged", true}}}}},
         {"serverInfo", json::object{{"name", "toolgate-server-group"}, {"version", "1"}}}};
     if (!instructions.empty()) result["instructions"] = instructions;
     return result;
   }
 
-  void call(const Message& m) {
-    const auto* n = m.params().if_contains("name");
-    const std::string name = n && n->is_string() ? std::string(n->get_string()) : std::string();
+  // A request naming one server's tool or prompt (at `name_path`): to that
+  // server under its own name.
+  void forward(const Message& m, Catalog c, std::initializer_list<std::string_view> name_path) {
+    const auto name_span = find_path(m.text, name_path);
+    std::string name;
+    if (name_span)
+      if (auto v = parse_untrusted(name_span->value.of(m.text), 2); v && v->is_string())
+        name = std::string(v->get_string());
     std::uint64_t id = 0;
     Route route;
-    const auto name_span = find_path(m.text, {"params", "name"});
     const auto id_span = find_path(m.text, {"id"});
     bool routed = false;
     {
       // Routed and registered under one lock: a server that ends fails
       // every call registered for it (member_ended), so none is orphaned.
       std::lock_guard lock(mutex);
-      auto it = table.find(name);
+      auto it = tables[c].find(name);
       // (Unescaped keys are what the gateway writes; anything else is not routed.)
-      routed = it != table.end() && members[it->second.member]->alive && name_span && id_span;
+      routed = it != tables[c].end() && members[it->second.member]->alive && name_span && id_span;
       if (routed) {
         route = it->second;
         id = next_id++;
@@ -507,7 +553,9 @@ struct ServerGroup::Impl {
     }
     if (!routed) {
       to_gateway->write(response_text(
-          m.id(), true, error_body(rpc_error::invalid_params, "unknown tool \"" + name + "\"")));
+          m.id(), true,
+          error_body(rpc_error::invalid_params,
+                     std::string("unknown ") + catalogs[c].noun + " \"" + name + "\"")));
       return;
     }
     // Edited back to front, so the first span stays where it was.
@@ -653,14 +701,15 @@ struct ServerGroup::Impl {
   }
 
   void on_member_notification(std::size_t i, const Message& m) {
-    if (m.method() == "notifications/tools/list_changed") {
-      {
-        std::lock_guard lock(mutex);
-        relist.push_back(i);
+    for (Catalog c : {tools_catalog, prompts_catalog})
+      if (m.method() == catalogs[c].changed) {
+        {
+          std::lock_guard lock(mutex);
+          relist.emplace_back(i, c);
+        }
+        control_cv.notify_all();
+        return;
       }
-      control_cv.notify_all();
-      return;
-    }
     if (m.method() == "notifications/cancelled") {
       // The member withdraws its own request to the client.
       const auto span = find_path(m.text, {"params", "requestId"});
@@ -760,32 +809,36 @@ struct ServerGroup::Impl {
     else
       spdlog::error("{}: its tools are withdrawn; the group's other servers keep serving", why);
     to_gateway->write(R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})");
+    if (me.offers_prompts)
+      to_gateway->write(R"({"jsonrpc":"2.0","method":"notifications/prompts/list_changed"})");
   }
 
   // ---- lists again after a member's list_changed -----------------------------------
   void relist_loop() {
     for (;;) {
       std::size_t i;
+      Catalog c;
       {
         std::unique_lock lock(mutex);
         control_cv.wait(lock, [&] { return stopping || !relist.empty(); });
         if (stopping) return;
-        i = relist.front();
+        std::tie(i, c) = relist.front();
         relist.pop_front();
       }
       std::string why;
-      auto tools = list(i, &why);
-      if (!tools) {
-        spdlog::warn("cannot list the MCP server \"{}\"'s tools again: {}; its last list stays",
-                     members[i]->name, why);
+      auto items = list(i, c, &why);
+      if (!items) {
+        spdlog::warn("cannot list the MCP server \"{}\"'s {}s again: {}; its last list stays",
+                     members[i]->name, catalogs[c].noun, why);
         continue;
       }
       {
         std::lock_guard lock(mutex);
-        members[i]->tools = std::move(*tools);
+        members[i]->lists[c] = std::move(*items);
       }
       rebuild(false);
-      to_gateway->write(R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})");
+      to_gateway->write(std::string(R"({"jsonrpc":"2.0","method":")") + catalogs[c].changed +
+                        "\"}");
     }
   }
 
@@ -805,9 +858,10 @@ struct ServerGroup::Impl {
   std::map<std::uint64_t, Pending> pending;                // the group's requests to members
   std::map<std::string, std::uint64_t> by_gateway_id;      // for the gateway's cancellations
   std::map<std::uint64_t, MemberRequest> member_requests;  // members' requests to the client
-  std::map<std::string, Route, std::less<>> table;         // served name -> member and tool
-  json::array listed;                                      // what tools/list answers
-  std::deque<std::size_t> relist;
+  // Per catalog: served name -> member and its own name; what the list answers.
+  std::map<std::string, Route, std::less<>> tables[2];
+  json::array listed[2];
+  std::deque<std::pair<std::size_t, Catalog>> relist;
   std::condition_variable control_cv;
   std::thread gateway_reader, control;
   std::string end_text;

@@ -19,8 +19,9 @@
 // its calls in flight fail, its tools are withdrawn and the client is told
 // (notifications/tools/list_changed); the others keep serving.  When every
 // member has ended, the group ends (the gateway sees its server exit).
-// Only tools are relayed: resources, prompts and completion of several
-// servers are refused (-32601), and the group declares only `tools`.
+// Tools and prompts are relayed (prompts named like tools; completing a
+// prompt's argument goes to its server); resources of several servers are
+// refused (-32601), and the group declares only `tools` and `prompts`.
 #pragma once
 
 #include <toolgate/mcp/server_link.hpp>
