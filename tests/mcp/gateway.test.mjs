@@ -1889,7 +1889,7 @@ test('mcp pin --servers writes the group\'s pins under the served names; the gat
   assert.equal((await g.exited).code, 0, g.stderr());
 });
 
-test('--servers: prompts too, under the server\'s name; prompts/get and completion reach the prompt\'s server under its own name', async () => {
+test('--servers: prompts under the server\'s name, resources under their URIs; each request reaches its own server', async () => {
   const log = newLog();
   const serversFile = path.join(tmp, 'prompts.servers.json');
   writeFileSync(serversFile, JSON.stringify({ toolgate_servers: 1, servers: [
@@ -1909,8 +1909,23 @@ test('--servers: prompts too, under the server\'s name; prompts/get and completi
     assert.match(readLog(log), /complete ref\/prompt greet/);
     g.send({ jsonrpc: '2.0', id: 5, method: 'prompts/get', params: { name: 'greet' } });
     assert.match(JSON.stringify(await g.next((m) => m.id === 5)), /unknown prompt \\"greet\\"/);
+    // Resources keep their URIs; a read goes to the server that lists the
+    // URI, or whose template it expands.
     g.send({ jsonrpc: '2.0', id: 6, method: 'resources/list' });
-    assert.equal((await g.next((m) => m.id === 6)).error?.code, -32601);
+    assert.deepEqual((await g.next((m) => m.id === 6)).result.resources.map((r) => r.uri), ['file:///raw/notes.txt']);
+    g.send({ jsonrpc: '2.0', id: 7, method: 'resources/templates/list' });
+    assert.deepEqual((await g.next((m) => m.id === 7)).result.resourceTemplates.map((r) => r.uriTemplate), ['raw://items/{id}']);
+    for (const [id, uri] of [[8, 'file:///raw/notes.txt'], [9, 'raw://items/42']]) {
+      g.send({ jsonrpc: '2.0', id, method: 'resources/read', params: { uri } });
+      const read = await g.next((m) => m.id === id);
+      assert.equal(read.result.contents[0].text, `contents of ${uri}`, JSON.stringify(read));
+    }
+    assert.match(readLog(log), /read file:\/\/\/raw\/notes\.txt\nread raw:\/\/items\/42/);
+    g.send({ jsonrpc: '2.0', id: 10, method: 'resources/read', params: { uri: 'file:///etc/passwd' } });
+    assert.match(JSON.stringify(await g.next((m) => m.id === 10)), /unknown resource/);
+    assert.doesNotMatch(readLog(log), /passwd/, 'a URI no server offers reaches none');
+    g.send({ jsonrpc: '2.0', id: 11, method: 'resources/subscribe', params: { uri: 'file:///raw/notes.txt' } });
+    assert.equal((await g.next((m) => m.id === 11)).error?.code, -32601);
   } finally {
     g.child.stdin.end();
   }

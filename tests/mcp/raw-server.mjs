@@ -55,6 +55,10 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       log(`read ${m.params?.uri}`);
       return process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"contents":[{"uri":${JSON.stringify(m.params?.uri)},` +
         `"mimeType":"text/plain","text":"contents of ${m.params?.uri}"}],"_meta":{"n":1.0E0}}}\n`);
+    case 'resources/list':
+      return answer({ resources: [{ uri: 'file:///raw/notes.txt', name: 'notes', mimeType: 'text/plain' }] });
+    case 'resources/templates/list':
+      return answer({ resourceTemplates: [{ uriTemplate: 'raw://items/{id}', name: 'item' }] });
     case 'prompts/list':
       return answer({ prompts: [{ name: 'greet', description: 'Greets someone', arguments: [{ name: 'who' }] }] });
     case 'completion/complete':

@@ -60,18 +60,58 @@ std::string error_body(std::int64_t code, std::string_view message) {
   return json_text(json::object{{"code", code}, {"message", message}});
 }
 
-// What the group serves from several servers, each under the server's
-// prefix: tools, and prompts (named the same way).
-enum Catalog : std::size_t { tools_catalog = 0, prompts_catalog = 1 };
+// What the group serves from several servers: tools and prompts, each
+// under its server's prefix, and resources and their templates, under their
+// own URIs (a URI names its server already; two servers listing one URI:
+// the first in the file's order serves it).
+enum Catalog : std::size_t {
+  tools_catalog = 0,
+  prompts_catalog = 1,
+  resources_catalog = 2,
+  templates_catalog = 3,
+  catalog_count = 4
+};
 struct CatalogInfo {
   const char* list_method;
   const char* key;  // of the list in its result
   const char* noun;
-  const char* changed;  // the notification that it changed
+  const char* changed;     // the notification that it changed
+  const char* key_member;  // what names an item, and routes to it
+  bool renamed;            // served under the server's prefix
 };
 constexpr CatalogInfo catalogs[] = {
-    {"tools/list", "tools", "tool", "notifications/tools/list_changed"},
-    {"prompts/list", "prompts", "prompt", "notifications/prompts/list_changed"}};
+    {"tools/list", "tools", "tool", "notifications/tools/list_changed", "name", true},
+    {"prompts/list", "prompts", "prompt", "notifications/prompts/list_changed", "name", true},
+    {"resources/list", "resources", "resource", "notifications/resources/list_changed", "uri",
+     false},
+    {"resources/templates/list", "resourceTemplates", "resource template",
+     "notifications/resources/list_changed", "uriTemplate", false}};
+constexpr Catalog all_catalogs[] = {tools_catalog, prompts_catalog, resources_catalog,
+                                    templates_catalog};
+
+// Whether `uri` is one expansion of the RFC 6570 `tmpl`: literal text as
+// it is; {+x} and {#x} any text; {?x}/{&x} the rest of a query; any other
+// expression one segment (no / ? #).  Bounded: a template that would take
+// long to decide does not match.
+bool template_matches(std::string_view tmpl, std::string_view uri, int& budget) {
+  if (--budget < 0) return false;
+  if (tmpl.empty()) return uri.empty();
+  if (tmpl.front() != '{')
+    return !uri.empty() && uri.front() == tmpl.front() &&
+           template_matches(tmpl.substr(1), uri.substr(1), budget);
+  const auto close = tmpl.find('}');
+  if (close == std::string_view::npos) return false;
+  const char op = close > 1 ? tmpl[1] : '\0';
+  const auto rest = tmpl.substr(close + 1);
+  if (op == '?' || op == '&') return uri.empty() || uri.front() == '?' || uri.front() == '&';
+  const bool any = op == '+' || op == '#';
+  for (std::size_t n = 0; n <= uri.size(); ++n) {
+    if (template_matches(rest, uri.substr(n), budget)) return true;
+    if (n < uri.size() && !any && std::string_view("/?#").find(uri[n]) != std::string_view::npos)
+      return false;
+  }
+  return false;
+}
 
 // The versions the group answers initialize with as asked; any other gets
 // the latest of them.
@@ -165,7 +205,8 @@ struct ServerGroup::Impl {
     std::thread reader;
     bool alive = true;  // under mutex
     bool offers_prompts = false;
-    json::array lists[2];  // tools and prompts as it last listed them; under mutex
+    bool offers_resources = false;
+    json::array lists[catalog_count];  // each catalog as it last listed it; under mutex
     std::string instructions;
   };
   // A request the group sent a member: the gateway's (its id as the
@@ -331,15 +372,28 @@ struct ServerGroup::Impl {
       members[i]->instructions = std::string(ins->get_string());
     members[i]->to->write(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
     const auto* caps = o->if_contains("capabilities");
-    members[i]->offers_prompts =
-        caps && caps->is_object() && caps->get_object().contains("prompts");
-    auto tools = list(i, tools_catalog, why);
-    if (!tools) return false;
-    std::optional<json::array> prompts;
-    if (members[i]->offers_prompts && !(prompts = list(i, prompts_catalog, why))) return false;
+    const auto offers = [&](const char* what) {
+      return caps && caps->is_object() && caps->get_object().contains(what);
+    };
+    members[i]->offers_prompts = offers("prompts");
+    members[i]->offers_resources = offers("resources");
+    json::array lists[catalog_count];
+    for (Catalog c : all_catalogs) {
+      if (c == prompts_catalog && !members[i]->offers_prompts) continue;
+      if ((c == resources_catalog || c == templates_catalog) && !members[i]->offers_resources)
+        continue;
+      auto items = list(i, c, why);
+      if (!items && c == templates_catalog) {
+        // Templates are optional: a server without them may not know the method.
+        spdlog::info("the MCP server \"{}\" lists no resource templates ({})", members[i]->name,
+                     *why);
+        continue;
+      }
+      if (!items) return false;
+      lists[c] = std::move(*items);
+    }
     std::lock_guard lock(mutex);
-    members[i]->lists[tools_catalog] = std::move(*tools);
-    if (prompts) members[i]->lists[prompts_catalog] = std::move(*prompts);
+    for (Catalog c : all_catalogs) members[i]->lists[c] = std::move(lists[c]);
     return true;
   }
 
@@ -375,7 +429,7 @@ struct ServerGroup::Impl {
   // not served (logged).
   std::optional<std::string> rebuild(bool at_start) {
     std::lock_guard lock(mutex);
-    for (Catalog c : {tools_catalog, prompts_catalog}) {
+    for (Catalog c : all_catalogs) {
       const auto& info = catalogs[c];
       std::map<std::string, Route, std::less<>> next;
       json::array listed_now;
@@ -384,14 +438,14 @@ struct ServerGroup::Impl {
         if (!m.alive) continue;
         for (const auto& t : m.lists[c]) {
           const auto* o = t.if_object();
-          const auto* n = o ? o->if_contains("name") : nullptr;
+          const auto* n = o ? o->if_contains(info.key_member) : nullptr;
           if (!n || !n->is_string()) {
-            spdlog::warn("ignoring a {} of the MCP server \"{}\" without a name: {}", info.noun,
-                         m.name, text_of(t));
+            spdlog::warn("ignoring a {} of the MCP server \"{}\" without a {}: {}", info.noun,
+                         m.name, info.key_member, text_of(t));
             continue;
           }
           const std::string own(n->get_string());
-          const std::string name = m.prefix + own;
+          const std::string name = info.renamed ? m.prefix + own : own;
           // Tool names have rules of their own; a prompt's name any text.
           if (c == tools_catalog ? !valid_tool_name(name) : own.empty()) {
             spdlog::warn(
@@ -400,7 +454,12 @@ struct ServerGroup::Impl {
                 m.name, info.noun, own, name, info.noun);
             continue;
           }
-          if (auto it = next.find(name); it != next.end()) {
+          if (auto it = next.find(name); it != next.end() && !info.renamed) {
+            spdlog::warn("the MCP servers \"{}\" and \"{}\" both list the {} {}; \"{}\" serves it",
+                         members[it->second.member]->name, m.name, info.noun, name,
+                         members[it->second.member]->name);
+            continue;
+          } else if (it != next.end()) {
             const auto& first = *members[it->second.member];
             std::string why = std::string("the ") + info.noun + " name \"" + name +
                               "\" would be served by two MCP servers: \"" + first.name +
@@ -414,7 +473,7 @@ struct ServerGroup::Impl {
           }
           next.emplace(name, Route{i, own});
           json::object served = *o;
-          served["name"] = name;
+          if (info.renamed) served["name"] = name;
           listed_now.push_back(std::move(served));
         }
       }
@@ -467,7 +526,7 @@ struct ServerGroup::Impl {
     const auto method = m.method();
     if (method == "initialize") return reply(m.id(), initialize_result(m.params()));
     if (method == "ping") return reply(m.id(), json::object{});
-    for (Catalog c : {tools_catalog, prompts_catalog})
+    for (Catalog c : all_catalogs)
       if (method == catalogs[c].list_method) {
         json::array items;
         {
@@ -484,18 +543,27 @@ struct ServerGroup::Impl {
       const auto* type = ref && ref->is_object() ? ref->get_object().if_contains("type") : nullptr;
       if (type && type->is_string() && type->get_string() == "ref/prompt")
         return forward(m, prompts_catalog, {"params", "ref", "name"});
+      if (type && type->is_string() && type->get_string() == "ref/resource")
+        return forward(m, templates_catalog, {"params", "ref", "uri"});
     }
+    if (method == "resources/read") return forward(m, resources_catalog, {"params", "uri"});
     reply_error(m.id(), rpc_error::method_not_found,
-                "toolgate's server group relays tools and prompts only; " + std::string(method) +
-                    " is not passed to its servers");
+                "toolgate's server group relays tools, prompts and resources; " +
+                    std::string(method) + " is not passed to its servers");
   }
 
   json::object initialize_result(const json::object& params) {
-    bool prompts = false;
+    bool prompts = false, resources = false;
     {
       std::lock_guard lock(mutex);
-      for (const auto& m : members) prompts |= m->alive && m->offers_prompts;
+      for (const auto& m : members) {
+        prompts |= m->alive && m->offers_prompts;
+        resources |= m->alive && m->offers_resources;
+      }
     }
+    json::object capabilities{{"tools", json::object{{"listChanged", true}}}};
+    if (prompts) capabilities["prompts"] = json::object{{"listChanged", true}};
+    if (resources) capabilities["resources"] = json::object{{"listChanged", true}};
     const auto* asked = params.if_contains("protocolVersion");
     const std::string version =
         asked && asked->is_string() && known_legacy_version(asked->get_string())
@@ -512,16 +580,32 @@ struct ServerGroup::Impl {
     }
     json::object result{
         {"protocolVersion", version},
-        {"capabilities", prompts ? json::object{{"tools", json::object{{"listChanged", true}}},
-                                                {"prompts", json::object{{"listChanged", true}}}}
-                                 : json::object{{"tools", json::object{{"listChanged", true}}}}},
+        {"capabilities", std::move(capabilities)},
         {"serverInfo", json::object{{"name", "toolgate-server-group"}, {"version", "1"}}}};
     if (!instructions.empty()) result["instructions"] = instructions;
     return result;
   }
 
-  // A request naming one server's tool or prompt (at `name_path`): to that
-  // server under its own name.
+  // The server of a served name; a resource URI no server lists is the
+  // first server's whose template it expands (under the mutex).
+  std::optional<Route> route_for(Catalog c, const std::string& name) {
+    if (auto it = tables[c].find(name); it != tables[c].end()) return it->second;
+    if (c != resources_catalog) return std::nullopt;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (!members[i]->alive) continue;
+      for (const auto& t : members[i]->lists[templates_catalog]) {
+        const auto* o = t.if_object();
+        const auto* u = o ? o->if_contains("uriTemplate") : nullptr;
+        int budget = 100000;
+        if (u && u->is_string() && template_matches(u->get_string(), name, budget))
+          return Route{i, name};
+      }
+    }
+    return std::nullopt;
+  }
+
+  // A request naming one server's tool, prompt or resource (at
+  // `name_path`): to that server under its own name.
   void forward(const Message& m, Catalog c, std::initializer_list<std::string_view> name_path) {
     const auto name_span = find_path(m.text, name_path);
     std::string name;
@@ -536,11 +620,11 @@ struct ServerGroup::Impl {
       // Routed and registered under one lock: a server that ends fails
       // every call registered for it (member_ended), so none is orphaned.
       std::lock_guard lock(mutex);
-      auto it = tables[c].find(name);
+      const auto found = route_for(c, name);
       // (Unescaped keys are what the gateway writes; anything else is not routed.)
-      routed = it != tables[c].end() && members[it->second.member]->alive && name_span && id_span;
+      routed = found && members[found->member]->alive && name_span && id_span;
       if (routed) {
-        route = it->second;
+        route = *found;
         id = next_id++;
         Pending p;
         p.member = route.member;
@@ -558,17 +642,22 @@ struct ServerGroup::Impl {
                      std::string("unknown ") + catalogs[c].noun + " \"" + name + "\"")));
       return;
     }
-    // Edited back to front, so the first span stays where it was.
+    // Edited back to front, so the first span stays where it was.  A URI is
+    // sent as written: only a renamed item's name changes.
     std::string text = m.text;
-    const bool id_first = id_span->value.begin < name_span->value.begin;
-    const auto& later = id_first ? *name_span : *id_span;
-    const auto& earlier = id_first ? *id_span : *name_span;
-    const std::string later_text =
-        id_first ? json_text(json::string(route.own_name)) : std::to_string(id);
-    const std::string earlier_text =
-        id_first ? std::to_string(id) : json_text(json::string(route.own_name));
-    text = replace_span(text, later.value, later_text);
-    text = replace_span(text, earlier.value, earlier_text);
+    if (catalogs[c].renamed) {
+      const bool id_first = id_span->value.begin < name_span->value.begin;
+      const auto& later = id_first ? *name_span : *id_span;
+      const auto& earlier = id_first ? *id_span : *name_span;
+      const std::string later_text =
+          id_first ? json_text(json::string(route.own_name)) : std::to_string(id);
+      const std::string earlier_text =
+          id_first ? std::to_string(id) : json_text(json::string(route.own_name));
+      text = replace_span(text, later.value, later_text);
+      text = replace_span(text, earlier.value, earlier_text);
+    } else {
+      text = replace_span(text, id_span->value, std::to_string(id));
+    }
     if (!members[route.member]->to->write(text)) {
       std::string gateway_id;
       {
@@ -701,11 +790,12 @@ struct ServerGroup::Impl {
   }
 
   void on_member_notification(std::size_t i, const Message& m) {
-    for (Catalog c : {tools_catalog, prompts_catalog})
+    for (Catalog c : all_catalogs)
       if (m.method() == catalogs[c].changed) {
         {
           std::lock_guard lock(mutex);
           relist.emplace_back(i, c);
+          if (c == resources_catalog) relist.emplace_back(i, templates_catalog);
         }
         control_cv.notify_all();
         return;
@@ -811,6 +901,8 @@ struct ServerGroup::Impl {
     to_gateway->write(R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})");
     if (me.offers_prompts)
       to_gateway->write(R"({"jsonrpc":"2.0","method":"notifications/prompts/list_changed"})");
+    if (me.offers_resources)
+      to_gateway->write(R"({"jsonrpc":"2.0","method":"notifications/resources/list_changed"})");
   }
 
   // ---- lists again after a member's list_changed -----------------------------------
@@ -859,8 +951,8 @@ struct ServerGroup::Impl {
   std::map<std::string, std::uint64_t> by_gateway_id;      // for the gateway's cancellations
   std::map<std::uint64_t, MemberRequest> member_requests;  // members' requests to the client
   // Per catalog: served name -> member and its own name; what the list answers.
-  std::map<std::string, Route, std::less<>> tables[2];
-  json::array listed[2];
+  std::map<std::string, Route, std::less<>> tables[catalog_count];
+  json::array listed[catalog_count];
   std::deque<std::pair<std::size_t, Catalog>> relist;
   std::condition_variable control_cv;
   std::thread gateway_reader, control;

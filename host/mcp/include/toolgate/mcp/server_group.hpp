@@ -19,9 +19,10 @@
 // its calls in flight fail, its tools are withdrawn and the client is told
 // (notifications/tools/list_changed); the others keep serving.  When every
 // member has ended, the group ends (the gateway sees its server exit).
-// Tools and prompts are relayed (prompts named like tools; completing a
-// prompt's argument goes to its server); resources of several servers are
-// refused (-32601), and the group declares only `tools` and `prompts`.
+// Tools, prompts and resources are relayed: prompts named like tools,
+// resources under their own URIs (a read goes to the server that lists the
+// URI or whose template it expands).  Resource subscriptions are refused
+// (-32601) and not declared.
 #pragma once
 
 #include <toolgate/mcp/server_link.hpp>
