@@ -12,6 +12,7 @@
 #include "framing.hpp"
 #include "jsonrpc.hpp"
 #include "raw_json.hpp"
+#include "uri_template.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -88,30 +89,6 @@ constexpr CatalogInfo catalogs[] = {
      "notifications/resources/list_changed", "uriTemplate", false}};
 constexpr Catalog all_catalogs[] = {tools_catalog, prompts_catalog, resources_catalog,
                                     templates_catalog};
-
-// Whether `uri` is one expansion of the RFC 6570 `tmpl`: literal text as
-// it is; {+x} and {#x} any text; {?x}/{&x} the rest of a query; any other
-// expression one segment (no / ? #).  Bounded: a template that would take
-// long to decide does not match.
-bool template_matches(std::string_view tmpl, std::string_view uri, int& budget) {
-  if (--budget < 0) return false;
-  if (tmpl.empty()) return uri.empty();
-  if (tmpl.front() != '{')
-    return !uri.empty() && uri.front() == tmpl.front() &&
-           template_matches(tmpl.substr(1), uri.substr(1), budget);
-  const auto close = tmpl.find('}');
-  if (close == std::string_view::npos) return false;
-  const char op = close > 1 ? tmpl[1] : '\0';
-  const auto rest = tmpl.substr(close + 1);
-  if (op == '?' || op == '&') return uri.empty() || uri.front() == '?' || uri.front() == '&';
-  const bool any = op == '+' || op == '#';
-  for (std::size_t n = 0; n <= uri.size(); ++n) {
-    if (template_matches(rest, uri.substr(n), budget)) return true;
-    if (n < uri.size() && !any && std::string_view("/?#").find(uri[n]) != std::string_view::npos)
-      return false;
-  }
-  return false;
-}
 
 // The versions the group answers initialize with as asked; any other gets
 // the latest of them.
@@ -596,8 +573,7 @@ struct ServerGroup::Impl {
       for (const auto& t : members[i]->lists[templates_catalog]) {
         const auto* o = t.if_object();
         const auto* u = o ? o->if_contains("uriTemplate") : nullptr;
-        int budget = 100000;
-        if (u && u->is_string() && template_matches(u->get_string(), name, budget))
+        if (u && u->is_string() && uri_template_matches(u->get_string(), name))
           return Route{i, name};
       }
     }
