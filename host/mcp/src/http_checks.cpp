@@ -13,8 +13,6 @@
 
 namespace toolgate::mcp::http {
 
-namespace {
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
     s.remove_prefix(1);
@@ -22,6 +20,8 @@ std::string_view trim(std::string_view s) {
     s.remove_suffix(1);
   return s;
 }
+
+namespace {
 
 std::array<unsigned char, SHA256_DIGEST_LENGTH> digest(std::string_view s) {
   std::array<unsigned char, SHA256_DIGEST_LENGTH> d{};

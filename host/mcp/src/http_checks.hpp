@@ -32,6 +32,10 @@ inline constexpr std::int64_t missing_client_capability = -32021;
 // of a tool is a 200 too).
 unsigned status_for_error_code(std::int64_t code);
 
+// `s` without spaces, tabs and carriage returns at either end (header
+// values, lines of a token file).
+std::string_view trim(std::string_view s);
+
 // Bearer tokens: read_token_file in <toolgate/mcp/http_front.hpp>.
 inline constexpr std::size_t min_token_length = 16;
 

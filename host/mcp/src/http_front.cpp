@@ -67,18 +67,6 @@ std::optional<std::size_t> object_open(std::string_view text) {
   return at;
 }
 
-// A JSON-RPC error response as text, its id already JSON text ("null").
-std::string error_text(std::string_view id_text, std::int64_t code, std::string_view message) {
-  std::string out = R"({"jsonrpc":"2.0","id":)";
-  out += id_text;
-  out += R"(,"error":{"code":)";
-  out += std::to_string(code);
-  out += R"(,"message":)";
-  out += boost::json::serialize(boost::json::value(message));
-  out += "}}";
-  return out;
-}
-
 std::string response_head(unsigned status, std::string_view content_type, std::size_t length,
                           bool keep_alive, std::string_view extra_headers = {}) {
   std::string out = "HTTP/1.1 " + std::to_string(status) + " ";

@@ -144,6 +144,17 @@ Message read_message(std::string line) {
   return m;
 }
 
+std::string error_text(std::string_view id_text, std::int64_t code, std::string_view message) {
+  std::string out = R"({"jsonrpc":"2.0","id":)";
+  out += id_text;
+  out += R"(,"error":{"code":)";
+  out += std::to_string(code);
+  out += R"(,"message":)";
+  append_json_text(out, json::value(message));
+  out += "}}";
+  return out;
+}
+
 std::string response_text(const json::value& id, bool is_error, std::string_view body_text) {
   std::string out = R"({"jsonrpc":"2.0","id":)";
   append_json_text(out, id);

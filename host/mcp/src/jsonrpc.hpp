@@ -85,6 +85,10 @@ boost::json::object make_error_object(boost::json::value id, boost::json::object
 // The text of a request whose params are already JSON text.
 std::string request_text(const boost::json::value& id, std::string_view method,
                          std::string_view params_text);
+// A JSON-RPC error response as text, its id already JSON text ("null", or
+// an id as a peer wrote it).
+std::string error_text(std::string_view id_text, std::int64_t code, std::string_view message);
+
 // The text of a response whose result (or error object) is already JSON text.
 std::string response_text(const boost::json::value& id, bool is_error, std::string_view body_text);
 

@@ -1,5 +1,7 @@
 #include "secret_files.hpp"
 
+#include "http_checks.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,14 +13,6 @@
 namespace toolgate::mcp {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
 
 bool visible_ascii(std::string_view s) {
   for (unsigned char c : s)
@@ -45,7 +39,7 @@ std::vector<std::string> read_secret_lines(const std::filesystem::path& file, st
   std::vector<std::string> secrets;
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
-    const auto t = trim(line);
+    const auto t = http::trim(line);
     if (t.empty() || t.front() == '#') continue;
     if (!visible_ascii(t) || t.size() < min_length)
       throw std::runtime_error(name + ", line " + std::to_string(n) +

@@ -51,16 +51,6 @@ bool valid_tool_name(std::string_view n) {
   return true;
 }
 
-std::string json_text(const json::value& v) {
-  std::string out;
-  append_json_text(out, v);
-  return out;
-}
-
-std::string error_body(std::int64_t code, std::string_view message) {
-  return json_text(json::object{{"code", code}, {"message", message}});
-}
-
 // What the group serves from several servers: tools and prompts, each
 // under its server's prefix, and resources and their templates, under their
 // own URIs (a URI names its server already; two servers listing one URI:
@@ -308,7 +298,7 @@ struct ServerGroup::Impl {
       id = next_id++;
       pending[id] = Pending{i, "", "", promise};
     }
-    if (!members[i]->to->write(request_text(json::value(id), method, json_text(params)))) {
+    if (!members[i]->to->write(request_text(json::value(id), method, to_json_text(params)))) {
       forget(id);
       *why = "it does not read its input";
       return std::nullopt;
@@ -493,10 +483,10 @@ struct ServerGroup::Impl {
   }
 
   void reply(const json::value& id, const json::value& result) {
-    to_gateway->write(response_text(id, false, json_text(result)));
+    to_gateway->write(response_text(id, false, to_json_text(result)));
   }
   void reply_error(const json::value& id, std::int64_t code, std::string_view message) {
-    to_gateway->write(response_text(id, true, error_body(code, message)));
+    to_gateway->write(error_text(to_json_text(id), code, message));
   }
 
   void on_gateway_request(const Message& m) {
@@ -612,10 +602,8 @@ struct ServerGroup::Impl {
       }
     }
     if (!routed) {
-      to_gateway->write(response_text(
-          m.id(), true,
-          error_body(rpc_error::invalid_params,
-                     std::string("unknown ") + catalogs[c].noun + " \"" + name + "\"")));
+      reply_error(m.id(), rpc_error::invalid_params,
+                  std::string("unknown ") + catalogs[c].noun + " \"" + name + "\"");
       return;
     }
     // Edited back to front, so the first span stays where it was.  A URI is
@@ -626,9 +614,9 @@ struct ServerGroup::Impl {
       const auto& later = id_first ? *name_span : *id_span;
       const auto& earlier = id_first ? *id_span : *name_span;
       const std::string later_text =
-          id_first ? json_text(json::string(route.own_name)) : std::to_string(id);
+          id_first ? to_json_text(json::value(route.own_name)) : std::to_string(id);
       const std::string earlier_text =
-          id_first ? std::to_string(id) : json_text(json::string(route.own_name));
+          id_first ? std::to_string(id) : to_json_text(json::value(route.own_name));
       text = replace_span(text, later.value, later_text);
       text = replace_span(text, earlier.value, earlier_text);
     } else {
@@ -644,11 +632,9 @@ struct ServerGroup::Impl {
         by_gateway_id.erase(gateway_id);
         pending.erase(it);
       }
-      to_gateway->write(R"({"jsonrpc":"2.0","id":)" + gateway_id + R"(,"error":)" +
-                        error_body(rpc_error::internal_error, "the MCP server \"" +
-                                                                  members[route.member]->name +
-                                                                  "\" does not read its input") +
-                        "}");
+      to_gateway->write(error_text(
+          gateway_id, rpc_error::internal_error,
+          "the MCP server \"" + members[route.member]->name + "\" does not read its input"));
     }
   }
 
@@ -819,8 +805,7 @@ struct ServerGroup::Impl {
     if (p.own)
       return p.own->set_value(json::object{
           {"error", json::object{{"code", rpc_error::internal_error}, {"message", why}}}});
-    to_gateway->write(R"({"jsonrpc":"2.0","id":)" + p.gateway_id + R"(,"error":)" +
-                      error_body(rpc_error::internal_error, why) + "}");
+    to_gateway->write(error_text(p.gateway_id, rpc_error::internal_error, why));
   }
 
   // A member no longer served: marked ended, asked to end.

@@ -303,6 +303,31 @@ void shared_state_flags(const Args& rest, mcp::GatewayOptions& go) {
 
 }  // namespace
 
+const std::vector<std::string>& mcp_value_flags() {
+  static const std::vector<std::string> flags{"--events",
+                                              "--max-message-bytes",
+                                              "--max-calls-in-flight",
+                                              "--pins",
+                                              "--on-drift",
+                                              "--code-sandbox",
+                                              "--tools",
+                                              "--workspace",
+                                              "--server-protocol",
+                                              "--listen",
+                                              "--token-file",
+                                              "--allow-origin",
+                                              "--max-connections",
+                                              "--http-timeout-ms",
+                                              "--upstream-token-file",
+                                              "--upstream-ca",
+                                              "--redis",
+                                              "--redis-prefix",
+                                              "--redis-password-file",
+                                              "--seal-key-file",
+                                              "--servers"};
+  return flags;
+}
+
 int run_mcp(const Args& args) {
   Args before;
   std::vector<std::string> command;
@@ -329,29 +354,7 @@ int run_mcp(const Args& args) {
   // A production entry point fails closed: a plugin built wrong is refused
   // unless the operator says --no-strict.
   o.load.strict_plugin_builds = true;
-  auto rest = parse_common(before, o,
-                           {"--events",
-                            "--max-message-bytes",
-                            "--max-calls-in-flight",
-                            "--pins",
-                            "--on-drift",
-                            "--code-sandbox",
-                            "--tools",
-                            "--workspace",
-                            "--server-protocol",
-                            "--listen",
-                            "--token-file",
-                            "--allow-origin",
-                            "--max-connections",
-                            "--http-timeout-ms",
-                            "--upstream-token-file",
-                            "--upstream-ca",
-                            "--redis",
-                            "--redis-prefix",
-                            "--redis-password-file",
-                            "--seal-key-file",
-                            "--servers"},
-                           {"--code-mode", "--code-mode-only"});
+  auto rest = parse_common(before, o, mcp_value_flags(), {"--code-mode", "--code-mode-only"});
   // --code-mode-only implies --code-mode.
   if (has_flag(rest, "--code-mode-only") && !has_flag(rest, "--code-mode"))
     rest.push_back("--code-mode");
