@@ -166,6 +166,174 @@ modernTest('two SDK clients at once over one listener each get their own answers
   } finally { await g.stop(); }
 });
 
+// ---- 2025-era clients: a session the listener keeps (host/README "2025-era clients over HTTP")
+
+// The official SDK 1.32 client over Streamable HTTP: it speaks 2025-11-25
+// (initialize, Mcp-Session-Id, a GET stream, questions on a call's stream).
+async function legacyClient(url, { elicit = null, headers = {} } = {}) {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const client = new Client({ name: 'toolgate-http-e2e-2025', version: '1.0.0' },
+    { capabilities: elicit ? { elicitation: { form: {} } } : {} });
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  await client.connect(transport);
+  return { client, transport };
+}
+const legacyHeaders = (session, version = '2025-11-25') => ({
+  'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
+  'MCP-Protocol-Version': version, ...(session ? { 'Mcp-Session-Id': session } : {}),
+});
+const initialize = (id, version = '2025-11-25', capabilities = {}) => ({ jsonrpc: '2.0', id, method: 'initialize',
+  params: { protocolVersion: version, capabilities, clientInfo: { name: 'raw-2025', version: '1' } } });
+
+test('a 2025-11-25 client (SDK 1.32) over --listen: a session; lists, reads, a denial writes nothing, an approval asked on the call\'s stream, DELETE ends it', async () => {
+  const g = await listen();
+  try {
+    const asked = [];
+    let answer = 'accept';
+    const { client: c, transport } = await legacyClient(g.url, {
+      elicit: async (req) => { asked.push(req.params.message); return { action: answer, content: {} }; },
+    });
+    assert.match(transport.sessionId, /^[0-9a-f]{32}$/);
+    assert.equal(c.getServerVersion().name, 'secure-filesystem-server');
+    const { tools } = await c.listTools();
+    assert.ok(tools.some((t) => t.name === 'read_text_file'));
+    const read = await c.callTool({ name: 'read_text_file', arguments: { path: path.join(root, 'hello.txt') } });
+    assert.equal(textOf(read), 'hello over http\n');
+    assert.equal(read.resultType, undefined, 'no 2026-07-28 member reaches a 2025 client');
+    const target = path.join(outside, 'legacy.txt');
+    const denied = await c.callTool({ name: 'write_file', arguments: { path: target, content: 'x' } });
+    assert.equal(denied.isError, true);
+    assert.equal(denied._meta['toolgate/error'].code, 'denied');
+    assert.ok(!existsSync(target), 'the denied write did not happen');
+    // The approval: asked as elicitation/create on the call's own stream.
+    const approved = path.join(root, 'ask-me-2025.txt');
+    const r = await c.callTool({ name: 'write_file', arguments: { path: approved, content: 'approved' } });
+    assert.equal(r.isError ?? false, false, JSON.stringify(r));
+    assert.equal(readFileSync(approved, 'utf8'), 'approved');
+    assert.equal(asked.length, 1);
+    assert.match(asked[0], /writing a file named ask-me needs approval/);
+    // Declined: nothing written.
+    answer = 'decline';
+    const declinedFile = path.join(root, 'ask-me-declined.txt');
+    const d = await c.callTool({ name: 'write_file', arguments: { path: declinedFile, content: 'no' } });
+    assert.equal(d.isError, true, JSON.stringify(d));
+    assert.ok(!existsSync(declinedFile), 'the declined write did not happen');
+    assert.equal(asked.length, 2);
+    // DELETE ends the session: its id is unknown afterwards.
+    const session = transport.sessionId;
+    await transport.terminateSession();
+    const after = await post(g.url, { jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }, legacyHeaders(session));
+    assert.equal(after.status, 404, after.text);
+    assert.match(after.json.error.message, /send initialize without Mcp-Session-Id/);
+    await c.close();
+  } finally { await g.stop(); }
+});
+
+test('a 2025-11-25 client over --listen: progress on the call\'s stream, notifications/cancelled, a server\'s question asked and answered, list changes on its GET stream', async () => {
+  const log = newLog();
+  const modernLog = newLog();
+  const g = await listen({ server: [modernServer], log: modernLog });
+  const p = await listen({ server: [testServer], log });
+  try {
+    const seen = [];
+    const progress = await legacyClient(p.url);
+    const r = await progress.client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: (n) => seen.push(n.progress) });
+    assert.equal(textOf(r), 'done');
+    assert.deepEqual(seen, [1, 2, 3]);
+    await progress.client.close();
+
+    // notifications/cancelled names the client's own request id.
+    const init = await post(p.url, initialize(1), legacyHeaders(null));
+    const session = init.headers.get('mcp-session-id');
+    const sleeping = post(p.url, { jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'sleep', arguments: { ms: 20000, id: 'legacy-cancel' } } },
+      legacyHeaders(session)).catch((e) => e);
+    await until('the call to start', () => readLog(log).includes('started sleep legacy-cancel'));
+    const cancel = await post(p.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow', reason: 'changed my mind' } }, legacyHeaders(session));
+    assert.equal(cancel.status, 202);
+    await until('the server to hear of the cancellation', () => readLog(log).includes('cancelled sleep legacy-cancel'));
+    await sleeping;
+
+    const asked = [];
+    const { client: c } = await legacyClient(g.url, {
+      elicit: async (req) => { asked.push(req.params.message); return { action: 'accept', content: { name: 'Ada' } }; },
+    });
+    const { ToolListChangedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    let changes = 0;
+    c.setNotificationHandler(ToolListChangedNotificationSchema, () => { changes += 1; });
+    // A 2026-07-28 server's question (input_required) reaches the 2025
+    // client as a request on its call's stream; the answer goes back.
+    const a = await c.callTool({ name: 'ask', arguments: {} });
+    assert.deepEqual(asked, ['Type your name']);
+    assert.match(textOf(a), /Ada/, JSON.stringify(a));
+    // A list change reaches the session's GET stream (the SDK opens one,
+    // which the listener turns into a subscriptions/listen).
+    await until('the GET stream', () => readLog(modernLog).includes('subscriptions/listen'));
+    const m = await c.callTool({ name: 'mutate', arguments: {} });
+    assert.equal(m.isError ?? false, false, JSON.stringify(m));
+    await until('the list change on the GET stream', () => changes > 0);
+    await c.close();
+  } finally { await g.stop(); await p.stop(); }
+});
+
+test('2025-era sessions over --listen, raw: unknown, ended and foreign sessions, version mismatch, a second GET stream, initialize twice', async () => {
+  const other = 'e2e-other-token-0123456789';
+  const twoTokens = path.join(tmp, 'two-tokens');
+  writeFileSync(twoTokens, `${token}\n${other}\n`);
+  chmodSync(twoTokens, 0o600);
+  const g = await listen({ args: ['--token-file', twoTokens] });
+  const auth = (t) => ({ Authorization: `Bearer ${t}` });
+  try {
+    const init = await post(g.url, initialize(1, '2025-06-18'), { ...legacyHeaders(null, '2025-06-18'), ...auth(token) });
+    assert.equal(init.status, 200, init.text);
+    assert.equal(init.json.id, 1);
+    assert.equal(init.json.result.protocolVersion, '2025-06-18');
+    assert.equal(init.json.result.serverInfo.name, 'secure-filesystem-server');
+    assert.equal(init.json.result.capabilities.extensions, undefined);
+    const session = init.headers.get('mcp-session-id');
+    assert.match(session, /^[0-9a-f]{32}$/);
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    const ok = await post(g.url, list, { ...legacyHeaders(session, '2025-06-18'), ...auth(token) });
+    assert.equal(ok.status, 200, ok.text);
+    assert.ok(ok.json.result.tools.length > 0);
+    assert.equal(ok.json.result.ttlMs, undefined);
+    // The session is the token's that opened it.
+    const foreign = await post(g.url, list, { ...legacyHeaders(session, '2025-06-18'), ...auth(other) });
+    assert.equal(foreign.status, 404, foreign.text);
+    const unknown = await post(g.url, list, { ...legacyHeaders('0'.repeat(32), '2025-06-18'), ...auth(token) });
+    assert.equal(unknown.status, 404, unknown.text);
+    const mismatch = await post(g.url, list, { ...legacyHeaders(session, '2025-11-25'), ...auth(token) });
+    assert.equal(mismatch.status, 400, mismatch.text);
+    assert.match(mismatch.json.error.message, /this session speaks 2025-06-18/);
+    const again = await post(g.url, initialize(3), { ...legacyHeaders(session, '2025-06-18'), ...auth(token) });
+    assert.equal(again.status, 400, again.text);
+    assert.match(again.json.error.message, /initialized already/);
+    const ping = await post(g.url, { jsonrpc: '2.0', id: 'p', method: 'ping' }, { ...legacyHeaders(session, '2025-06-18'), ...auth(token) });
+    assert.deepEqual(ping.json, { jsonrpc: '2.0', id: 'p', result: {} });
+    // One GET stream per session; a second is refused while it is open.
+    const ac = new AbortController();
+    const stream = await fetch(g.url, { headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': session, ...auth(token) }, signal: ac.signal });
+    assert.equal(stream.status, 200);
+    assert.equal(stream.headers.get('content-type'), 'text/event-stream');
+    const second = await fetch(g.url, { headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': session, ...auth(token) } });
+    assert.equal(second.status, 409);
+    ac.abort();
+    // GET without a session is not a 2026-07-28 thing either.
+    const bare = await fetch(g.url, { headers: { Accept: 'text/event-stream', ...auth(token) } });
+    assert.equal(bare.status, 405);
+    // A foreign token cannot end the session; its own can.
+    const del = (t) => fetch(g.url, { method: 'DELETE', headers: { 'Mcp-Session-Id': session, ...auth(t) } });
+    assert.equal((await del(other)).status, 404);
+    assert.equal((await del(token)).status, 200);
+    assert.equal((await post(g.url, list, { ...legacyHeaders(session, '2025-06-18'), ...auth(token) })).status, 404);
+    // A request with neither a session nor 2026-07-28 is told what to do.
+    const lost = await post(g.url, list, { ...legacyHeaders(null), ...auth(token) });
+    assert.equal(lost.status, 400, lost.text);
+  } finally { await g.stop(); }
+});
+
 test('the answer keeps the client id and the bytes the server wrote; headers that disagree with the body are refused', async () => {
   const log = newLog();
   const g = await listen({ server: [modernServer], log });
@@ -214,7 +382,7 @@ test('what the listener refuses before anything runs: foreign Origin or Host, ot
     assert.equal((await fetch(g.url.replace('/mcp', '/other'), { method: 'POST', headers: mcpHeaders('tools/call', 'echo'), body: JSON.stringify(echo) })).status, 404);
     const get = await fetch(g.url);
     assert.equal(get.status, 405);
-    assert.equal(get.headers.get('allow'), 'POST');
+    assert.equal(get.headers.get('allow'), 'POST, GET, DELETE');
     assert.equal((await post(g.url, JSON.stringify(echo), { ...mcpHeaders('tools/call', 'echo'), 'Content-Type': 'text/plain' })).status, 415);
     const big = await post(g.url, JSON.stringify(call(2, 'echo', { tag: 'x'.repeat(5 << 20) })), mcpHeaders('tools/call', 'echo'));
     assert.equal(big.status, 413);

@@ -7,9 +7,13 @@
 // reads without pause.
 #include <toolgate/mcp/http_front.hpp>
 
+#include <toolgate/json.hpp>
+
 #include "framing.hpp"
 #include "http_checks.hpp"
+#include "input_requests.hpp"
 #include "jsonrpc.hpp"
+#include "legacy_http.hpp"
 #include "raw_json.hpp"
 #include "request_envelope.hpp"
 
@@ -24,6 +28,7 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
 #include <charconv>
@@ -132,6 +137,48 @@ bool media_type_is(std::string_view value, std::string_view type) {
 
 class HttpConnection;
 
+// A 2025-era client's session (legacy_http.hpp): what its requests are
+// translated with, and where the messages for it go.  io thread only.
+struct LegacySession {
+  std::string id;                  // Mcp-Session-Id
+  std::string version;             // 2025-06-18 or 2025-11-25
+  std::string token;               // the bearer token that opened it ("" without tokens)
+  RequestEnvelope envelope;        // each request's 2026-07-28 _meta
+  boost::json::object answerable;  // what the client can be asked
+  std::chrono::steady_clock::time_point last_used;
+  std::weak_ptr<HttpConnection> stream;  // its GET stream, if open
+  // Requests in progress, by the client's id (id_key), for its
+  // notifications/cancelled; and the listener's questions to the client
+  // awaiting its answer, by their id text.
+  std::unordered_map<std::string, std::weak_ptr<HttpConnection>> calls;
+  std::unordered_map<std::string, std::weak_ptr<HttpConnection>> questions;
+  std::uint64_t next_question = 1;
+};
+
+// A fresh session id: 128 random bits as hex.
+std::string new_session_id() {
+  unsigned char bytes[16];
+  if (RAND_bytes(bytes, sizeof bytes) != 1)
+    throw std::runtime_error("no random bytes for a session id (OpenSSL RAND_bytes failed)");
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (const auto b : bytes) {
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out;
+}
+
+// The token of an Authorization header ("Bearer T"), or "".
+std::string bearer_token_of(std::string_view authorization) {
+  authorization = trim(authorization);
+  constexpr std::string_view scheme = "bearer ";
+  if (authorization.size() <= scheme.size()) return {};
+  for (std::size_t i = 0; i < scheme.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(authorization[i])) != scheme[i]) return {};
+  return std::string(trim(authorization.substr(scheme.size())));
+}
+
 struct HttpFront::Impl {
   Impl(HttpListenOptions o, int to_gateway_fd, int from_gateway_fd, std::size_t max_message)
       : options(std::move(o)),
@@ -144,6 +191,12 @@ struct HttpFront::Impl {
   void cancel(std::uint64_t id, std::string_view why);
   void accept();
   void shut_down();
+  // The session `id` names, when it exists and `authorization` may use it
+  // (the token that opened it, when the listener asks for tokens).
+  std::shared_ptr<LegacySession> find_session(std::string_view id, std::string_view authorization);
+  // Sessions idle past the limit (no request for that long, no stream, no
+  // call in progress) are ended.
+  void sweep_sessions();
 
   HttpListenOptions options;
   bool loopback = true;
@@ -155,6 +208,7 @@ struct HttpFront::Impl {
   std::uint64_t next_id = 1;
   std::unordered_map<std::uint64_t, std::weak_ptr<HttpConnection>> waiting;
   std::unordered_set<HttpConnection*> connections;
+  std::unordered_map<std::string, std::shared_ptr<LegacySession>> sessions;
   bool stopping = false;
   net::io_context ioc{1};
   net::executor_work_guard<net::io_context::executor_type> work;
@@ -179,12 +233,34 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // already back in it).
   void answer(std::string text, unsigned status) {
     waiting_ = 0;
+    switch (answering_) {
+      case Answering::as_is:
+        break;
+      case Answering::legacy_initialize:
+        return answer_initialize(text);
+      case Answering::legacy_stream:
+        // The gateway ended the subscription behind a GET stream: so does
+        // the stream (its answer is to a request the client never sent).
+        close_after_write_ = true;
+        return write_next();
+      case Answering::legacy:
+        if (ask_questions(text)) return;
+        end_legacy_call();
+        text = without_modern_result_members(std::move(text));
+        status = 200;  // a 2025-era client reads JSON-RPC errors from a 200
+        break;
+    }
+    send_answer(std::move(text), status);
+  }
+
+  void send_answer(std::string text, unsigned status, std::string_view extra_headers = {}) {
     if (streaming_) {
       queue("event: message\ndata: " + text + "\n\n");
       close_after_write_ = true;
       return;
     }
-    queue(response_head(status, "application/json", text.size(), keep_alive_) + text);
+    queue(response_head(status, "application/json", text.size(), keep_alive_, extra_headers) +
+          text);
     close_after_write_ = !keep_alive_;
     next_after_write_ = keep_alive_;
   }
@@ -199,6 +275,15 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
       queue(std::string(event_stream_head));
     }
     event(text);
+  }
+
+  // A notification of the subscription this connection streams, `sub` its
+  // subscription id in `text`: under the client's own id, or, on a
+  // 2025-era session's GET stream, as that era has it.
+  void notify(std::string_view text, const MemberSpan& sub) {
+    if (answering_ != Answering::legacy_stream)
+      return event(replace_span(text, sub.value, client_id_));
+    if (auto legacy = legacy_notification(text)) event(*legacy);
   }
 
   // A notification for the subscription this connection streams.
@@ -217,6 +302,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     if (closed_) return;
     closed_ = true;
     if (waiting_) f_.cancel(std::exchange(waiting_, 0), "the client closed its HTTP stream");
+    end_legacy_call();
     boost::system::error_code ignored;
     deadline_.cancel();
     keepalive_.cancel();
@@ -281,6 +367,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
   void handle(bhttp::request<bhttp::string_body> req) {
     keep_alive_ = req.keep_alive();
+    answering_ = Answering::as_is;
+    session_.reset();
     const auto& o = f_.options;
     if (f_.loopback && !loopback_host_allowed(header(req, "Host").value_or("")))
       return refuse(403, rpc_error::invalid_request,
@@ -304,10 +392,21 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     const std::string_view target(req.target().data(), req.target().size());
     if (target.substr(0, target.find('?')) != "/mcp")
       return refuse(404, rpc_error::invalid_request, "the MCP endpoint is /mcp", keep_alive_);
+    // A 2025-era session's GET (its stream) and DELETE (its end).
+    const auto session_id = header(req, "Mcp-Session-Id");
+    const auto authorization = header(req, "Authorization").value_or("");
+    if (session_id && (req.method() == bhttp::verb::get || req.method() == bhttp::verb::delete_)) {
+      auto s = f_.find_session(*session_id, authorization);
+      if (!s) return unknown_session("null");
+      s->last_used = std::chrono::steady_clock::now();
+      if (req.method() == bhttp::verb::delete_) return end_session(*s);
+      return open_stream(std::move(s), req);
+    }
     if (req.method() != bhttp::verb::post)
       return refuse(405, rpc_error::invalid_request,
-                    "MCP 2026-07-28 over HTTP takes POST only (no GET stream, no sessions)",
-                    keep_alive_, "null", "Allow: POST\r\n");
+                    "MCP over HTTP takes POST here; GET (a stream) and DELETE are for a "
+                    "2025-era session, named by its Mcp-Session-Id header",
+                    keep_alive_, "null", "Allow: POST, GET, DELETE\r\n");
     if (!media_type_is(header(req, "Content-Type").value_or(""), "application/json"))
       return refuse(415, rpc_error::invalid_request,
                     "the body must be one JSON-RPC message, sent as Content-Type: "
@@ -317,21 +416,30 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     Message m = parse_message(text);
     if (m.kind == Message::Kind::invalid)
       return refuse(400, m.error_code, m.problem, keep_alive_, text_of(m.reply_id));
+    const auto version = header(req, "MCP-Protocol-Version");
+    if (session_id) return handle_in_session(std::move(text), m, *session_id, version, req);
+    if (m.kind == Message::Kind::request && m.method() == "initialize" &&
+        (!version || *version != "2026-07-28"))
+      return begin_session(text, m, req);
     if (m.kind == Message::Kind::response)
       return refuse(400, rpc_error::invalid_request,
-                    "a client sends no JSON-RPC responses over HTTP under MCP 2026-07-28",
+                    "a client sends no JSON-RPC responses over HTTP under MCP 2026-07-28 (a "
+                    "2025-era client answers within its session: send its Mcp-Session-Id)",
                     keep_alive_);
-    if (m.kind == Message::Kind::notification) {
+    if (m.kind == Message::Kind::notification)
       // No client notification is defined over HTTP under 2026-07-28
       // (cancelling is closing the stream); one is accepted and dropped.
-      queue(response_head(202, "", 0, keep_alive_));
-      close_after_write_ = !keep_alive_;
-      next_after_write_ = keep_alive_;
-      return;
-    }
-    if (auto r = check_request_headers(m, header(req, "MCP-Protocol-Version"),
-                                       header(req, "Mcp-Method"), header(req, "Mcp-Name")))
+      return accepted();
+    if (auto r =
+            check_request_headers(m, version, header(req, "Mcp-Method"), header(req, "Mcp-Name")))
       return refuse(r->status, r->code, r->message, keep_alive_, text_of(m.id()));
+    relay_request(std::move(text), m, req, m.method() == "subscriptions/listen");
+  }
+
+  // Relays a request that passed the checks: trace context from the
+  // headers into its _meta, its id and progress token replaced (relay).
+  void relay_request(std::string text, const Message& m,
+                     const bhttp::request<bhttp::string_body>& req, bool listen) {
     // Trace context sent as HTTP headers goes into the body's _meta, where
     // the gateway reads it, unless the body names a trace of its own.
     if (auto trace = trace_context_of(header(req, "traceparent").value_or(""),
@@ -354,7 +462,249 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
                     "escapes",
                     keep_alive_, text_of(m.id()));
     accepts_events_ = accepts_event_stream(header(req, "Accept").value_or(""));
-    relay(std::move(text), *id, m.method() == "subscriptions/listen");
+    if (session_) {
+      call_key_ = id_key(m.id());
+      session_->calls[call_key_] = weak_from_this();
+      legacy_request_ = text;  // each round of questions retries it
+    }
+    relay(std::move(text), *id, listen);
+  }
+
+  void accepted() {
+    queue(response_head(202, "", 0, keep_alive_));
+    close_after_write_ = !keep_alive_;
+    next_after_write_ = keep_alive_;
+  }
+
+  // ---- 2025-era sessions (legacy_http.hpp) --------------------------------------------
+
+  void unknown_session(std::string_view id_text) {
+    refuse(404, rpc_error::invalid_request,
+           "no such session here (it was ended, it was idle too long, or the listener "
+           "restarted): send initialize without Mcp-Session-Id to start a new one",
+           keep_alive_, id_text);
+  }
+
+  // initialize without a session: the gateway's server/discover, answered
+  // as an InitializeResult with a new session's id (answer_initialize).
+  void begin_session(std::string_view text, const Message& m,
+                     const bhttp::request<bhttp::string_body>& req) {
+    f_.sweep_sessions();
+    if (f_.sessions.size() >= f_.options.max_sessions)
+      return refuse(503, rpc_error::internal_error,
+                    "this listener holds its limit of " + std::to_string(f_.options.max_sessions) +
+                        " 2025-era sessions; end one (DELETE with its Mcp-Session-Id) or try later",
+                    keep_alive_, text_of(m.id()));
+    const auto open = object_open(text);
+    const auto id = open ? find_member(text, *open, "id") : std::nullopt;
+    if (!id)
+      return refuse(400, rpc_error::invalid_request,
+                    "write the request's \"id\" key without escapes", keep_alive_, text_of(m.id()));
+    initialize_params_ = m.params();
+    answering_ = Answering::legacy_initialize;
+    std::string discover = R"({"jsonrpc":"2.0","id":)";
+    discover += id->value.of(text);
+    discover += R"(,"method":"server/discover","params":{}})";
+    discover = with_envelope(discover, legacy_envelope(initialize_params_));
+    const auto discover_id = find_member(discover, 0, "id");
+    token_ = f_.options.tokens.empty() ? std::string()
+                                       : bearer_token_of(header(req, "Authorization").value_or(""));
+    accepts_events_ = false;
+    relay(std::move(discover), *discover_id, false);
+  }
+
+  void answer_initialize(const std::string& text) {
+    answering_ = Answering::as_is;
+    const Message a = parse_message(text);
+    const auto* result = a.kind == Message::Kind::response ? a.body.if_contains("result") : nullptr;
+    if (!result || !result->is_object()) return send_answer(text, 200);  // the error, as it is
+    auto s = std::make_shared<LegacySession>();
+    s->id = new_session_id();
+    s->version = legacy_version_for(initialize_params_);
+    s->token = token_;
+    s->envelope = legacy_envelope(initialize_params_);
+    const auto* caps = initialize_params_.if_contains("capabilities");
+    s->answerable =
+        answerable_capabilities(caps && caps->is_object() ? &caps->get_object() : nullptr);
+    s->last_used = std::chrono::steady_clock::now();
+    f_.sessions.emplace(s->id, s);
+    spdlog::info("a {} client began an HTTP session", s->version);
+    const auto body = response_text(
+        a.id(), false, to_json_text(legacy_initialize_result(result->get_object(), s->version)));
+    send_answer(replace_span(body, find_member(body, 0, "id")->value, client_id_), 200,
+                "Mcp-Session-Id: " + s->id + "\r\n");
+  }
+
+  void handle_in_session(std::string text, const Message& m, std::string_view session_id,
+                         const std::optional<std::string_view>& version,
+                         const bhttp::request<bhttp::string_body>& req) {
+    const auto id_text = m.kind == Message::Kind::notification ? "null" : text_of(m.id());
+    auto s = f_.find_session(session_id, header(req, "Authorization").value_or(""));
+    if (!s) return unknown_session(id_text);
+    if (version && *version != s->version)
+      return refuse(400, rpc_error::invalid_request,
+                    "the MCP-Protocol-Version header says \"" + std::string(*version) +
+                        "\" but this session speaks " + s->version + " (from its initialize)",
+                    keep_alive_, id_text);
+    s->last_used = std::chrono::steady_clock::now();
+    if (m.kind == Message::Kind::response) {
+      // An answer to one of the listener's questions.
+      const auto it = s->questions.find(text_of(m.id()));
+      if (it != s->questions.end()) {
+        auto c = it->second.lock();
+        s->questions.erase(it);
+        if (c) c->question_answered(text_of(m.id()), m, text);
+      }
+      return accepted();
+    }
+    if (m.kind == Message::Kind::notification) {
+      if (m.method() == "notifications/cancelled")
+        if (const auto* rid = m.params().if_contains("requestId"))
+          if (const auto it = s->calls.find(id_key(*rid)); it != s->calls.end())
+            if (auto c = it->second.lock(); c && c.get() != this) c->close();
+      return accepted();  // notifications/initialized and the rest: nothing to do
+    }
+    if (m.method() == "initialize")
+      return refuse(400, rpc_error::invalid_request,
+                    "this session is initialized already; to start another, send initialize "
+                    "without Mcp-Session-Id",
+                    keep_alive_, id_text);
+    if (m.method() == "ping") {
+      // Answered here: the session is the listener's.
+      const auto body = std::string(R"({"jsonrpc":"2.0","id":)") + id_text + R"(,"result":{}})";
+      return send_answer(body, 200);
+    }
+    session_ = std::move(s);
+    answering_ = Answering::legacy;
+    relay_request(with_envelope(text, session_->envelope), m, req, false);
+  }
+
+  // An input_required answer to a session's call: its questions go to the
+  // client on the call's SSE stream; true when so (the retry follows their
+  // answers, question_answered).
+  bool ask_questions(const std::string& text) {
+    const Message a = parse_message(text);
+    const auto* result = a.kind == Message::Kind::response ? a.body.if_contains("result") : nullptr;
+    if (!result || !result->is_object() || !is_input_required(result->get_object())) return false;
+    auto fail = [&](const std::string& why) {
+      end_legacy_call();
+      send_answer(error_text(client_id_, rpc_error::internal_error, why), 200);
+      return true;
+    };
+    InputRequired q;
+    try {
+      const auto span = find_path(text, {"result"});
+      q = read_input_required(result->get_object(), span ? span->value.of(text) : "",
+                              session_->answerable, QuestionsOf::gateway);
+    } catch (const std::invalid_argument& e) {
+      return fail(std::string("the gateway's questions could not be read: ") + e.what());
+    }
+    if (q.requests.empty()) return fail("the gateway asked for input without a question");
+    if (!accepts_events_)
+      return fail(
+          "this call needs the client's answer (an approval or a server's question), which can "
+          "be asked only on an SSE stream: send Accept: application/json, text/event-stream");
+    if (!streaming_) {
+      streaming_ = true;
+      queue(std::string(event_stream_head));
+    }
+    request_state_ = std::move(q.request_state);
+    answers_.clear();
+    for (auto& r : q.requests) {
+      const std::string qid = "\"toolgate-" + std::to_string(session_->next_question++) + "\"";
+      session_->questions[qid] = weak_from_this();
+      questions_.emplace(qid, r.key);
+      event(question_text(qid, r.method,
+                          r.params_text.empty() ? to_json_text(r.params) : r.params_text));
+    }
+    return true;
+  }
+
+ public:
+  // The client's answer to the question `qid` of this connection's call:
+  // once every question of the round has its answer, the call is retried
+  // with them (inputResponses) and the gateway's requestState.
+  void question_answered(const std::string& qid, const Message& m, std::string_view text) {
+    const auto it = questions_.find(qid);
+    if (it == questions_.end() || closed_) return;
+    const std::string key = it->second;
+    questions_.erase(it);
+    const auto result = find_path(text, {"result"});
+    if (!result) {
+      const auto* error = m.body.if_contains("error");
+      end_legacy_call();
+      return send_answer(
+          error_text(client_id_, rpc_error::internal_error,
+                     "the client answered the question \"" + key + "\" with " +
+                         (error ? "an error " + text_of(*error) : std::string("no result")) +
+                         ", so the call ends"),
+          200);
+    }
+    answers_.emplace_back(key, std::string(result->value.of(text)));
+    if (!questions_.empty()) return;
+    const auto params = find_path(legacy_request_, {"params"});
+    if (!params || params->value.of(legacy_request_).front() != '{') {
+      end_legacy_call();
+      return send_answer(error_text(client_id_, rpc_error::invalid_request,
+                                    "write the request's \"params\" key without escapes"),
+                         200);
+    }
+    std::string retry = replace_span(
+        legacy_request_, params->value,
+        with_input_responses(params->value.of(legacy_request_), answers_, request_state_));
+    answers_.clear();
+    const auto id = find_member(retry, 0, "id");
+    relay(std::move(retry), *id, false);
+  }
+
+ private:
+  // A session's call is over (answered, failed or closed): it is no
+  // longer the client's to cancel, and its questions are no longer asked.
+  void end_legacy_call() {
+    if (!session_) return;
+    if (const auto it = session_->calls.find(call_key_);
+        it != session_->calls.end() && it->second.lock().get() == this)
+      session_->calls.erase(it);
+    for (const auto& [qid, key] : questions_) session_->questions.erase(qid);
+    questions_.clear();
+  }
+
+  // GET with a session: its stream, a subscriptions/listen for the list
+  // changes (legacy_http.hpp).
+  void open_stream(std::shared_ptr<LegacySession> s,
+                   const bhttp::request<bhttp::string_body>& req) {
+    if (!accepts_event_stream(header(req, "Accept").value_or("")))
+      return refuse(406, rpc_error::invalid_request,
+                    "a session's GET stream is text/event-stream: send Accept: text/event-stream",
+                    keep_alive_);
+    if (auto open = s->stream.lock(); open && !open->closed_)
+      return refuse(409, rpc_error::invalid_request,
+                    "this session has a GET stream open already; close it before opening another",
+                    keep_alive_);
+    s->stream = weak_from_this();
+    session_ = s;
+    answering_ = Answering::legacy_stream;
+    std::string listen = R"({"jsonrpc":"2.0","id":0,"method":"subscriptions/listen","params":)";
+    listen += legacy_listen_params();
+    listen += '}';
+    listen = with_envelope(listen, s->envelope);
+    const auto id = find_member(listen, 0, "id");
+    relay(std::move(listen), *id, true);
+  }
+
+  // DELETE with a session: it ends, its stream and calls with it.
+  void end_session(LegacySession& s) {
+    f_.sessions.erase(s.id);
+    std::vector<std::shared_ptr<HttpConnection>> open;
+    if (auto c = s.stream.lock()) open.push_back(std::move(c));
+    for (auto& [key, w] : s.calls)
+      if (auto c = w.lock()) open.push_back(std::move(c));
+    for (auto& c : open)
+      if (c.get() != this) c->close();
+    spdlog::info("a {} client ended its HTTP session", s.version);
+    queue(response_head(200, "", 0, keep_alive_));
+    close_after_write_ = !keep_alive_;
+    next_after_write_ = keep_alive_;
   }
 
   void relay(std::string text, const MemberSpan& id, bool listen) {
@@ -498,7 +848,19 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   boost::beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   std::deque<std::string> out_;
-  std::string client_id_;        // the id as the client wrote it
+  // How the gateway's answer reaches the client: as it is (2026-07-28), or
+  // translated for a 2025-era session (legacy_http.hpp).
+  enum class Answering { as_is, legacy_initialize, legacy, legacy_stream };
+  Answering answering_ = Answering::as_is;
+  std::shared_ptr<LegacySession> session_;                    // the session of the request, if any
+  boost::json::object initialize_params_;                     // legacy_initialize: the client's
+  std::string token_;                                         // legacy_initialize: the bearer token
+  std::string call_key_;                                      // legacy: the request's id (id_key)
+  std::string legacy_request_;                                // legacy: as relayed, to retry
+  std::unordered_map<std::string, std::string> questions_;    // open: id text -> key
+  std::vector<std::pair<std::string, std::string>> answers_;  // key -> answer text
+  std::optional<std::string> request_state_;                  // the gateway's, sealed
+  std::string client_id_;                                     // the id as the client wrote it
   std::string progress_token_;   // the request's _meta.progressToken as written, or empty
   bool accepts_events_ = false;  // its Accept lists text/event-stream
   std::uint64_t waiting_ = 0;    // the relayed request not yet answered
@@ -566,7 +928,7 @@ void HttpFront::Impl::route(Frame frame) {
     const auto n = sub ? front_id_of(sub->value.of(text)) : std::nullopt;
     const auto it = n ? waiting.find(*n) : waiting.end();
     if (it == waiting.end()) return;  // log messages: not streamed (http_front.hpp)
-    if (auto c = it->second.lock()) c->event(replace_span(text, sub->value, c->client_id()));
+    if (auto c = it->second.lock()) c->notify(text, *sub);
     return;
   }
   const auto n = id ? front_id_of(id->value.of(text)) : std::nullopt;
@@ -579,6 +941,29 @@ void HttpFront::Impl::route(Frame frame) {
   if (const auto code = find_path(text, {"error", "code"}))
     if (const auto v = integer_of(code->value.of(text))) status = status_for_error_code(*v);
   c->answer(replace_span(text, id->value, c->client_id()), status);
+}
+
+std::shared_ptr<LegacySession> HttpFront::Impl::find_session(std::string_view id,
+                                                             std::string_view authorization) {
+  const auto it = sessions.find(std::string(id));
+  if (it == sessions.end()) return nullptr;
+  // A session opened with one token is not another token's to use.
+  if (!options.tokens.empty() && !bearer_matches(authorization, {it->second->token}))
+    return nullptr;
+  return it->second;
+}
+
+void HttpFront::Impl::sweep_sessions() {
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = sessions.begin(); it != sessions.end();) {
+    const auto& s = *it->second;
+    bool busy = !s.stream.expired();
+    for (const auto& [key, c] : s.calls) busy |= !c.expired();
+    if (!busy && now - s.last_used > options.session_idle_timeout)
+      it = sessions.erase(it);
+    else
+      ++it;
+  }
 }
 
 void HttpFront::Impl::accept() {

@@ -23,7 +23,7 @@ std::string_view capability_for(std::string_view method) {
 }
 
 InputRequired read_input_required(const json::object& result, std::string_view result_text,
-                                  const json::object& answerable) {
+                                  const json::object& answerable, QuestionsOf of) {
   InputRequired out;
   const auto* state = result.if_contains("requestState");
   if (state) {
@@ -45,7 +45,7 @@ InputRequired read_input_required(const json::object& result, std::string_view r
     const std::string key(kv.key());
     // The gateway's own questions are named so (its approval): a server's
     // question must not pose as one.
-    if (key.starts_with("toolgate/"))
+    if (of == QuestionsOf::server && key.starts_with("toolgate/"))
       throw std::invalid_argument("its input request \"" + key +
                                   "\" is named like one of toolgate's own questions");
     const auto* q = kv.value().if_object();

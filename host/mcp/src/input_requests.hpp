@@ -42,9 +42,13 @@ bool is_input_required(const boost::json::object& result);
 // result breaks the protocol: neither inputRequests nor requestState, a
 // question that is not an object with a method and object params, a method
 // other than the three, or a method the client cannot answer
-// (`answerable`: see answerable_capabilities).
+// (`answerable`: see answerable_capabilities).  A server's question may
+// not be named like the gateway's own ("toolgate/..."); the gateway's, read
+// by the HTTP listener for a 2025-era client (legacy_http.hpp), are.
+enum class QuestionsOf { server, gateway };
 InputRequired read_input_required(const boost::json::object& result, std::string_view result_text,
-                                  const boost::json::object& answerable);
+                                  const boost::json::object& answerable,
+                                  QuestionsOf of = QuestionsOf::server);
 
 // The client capabilities that let a server ask the client something --
 // elicitation, sampling and roots, as the client declared them -- out of

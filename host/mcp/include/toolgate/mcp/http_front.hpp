@@ -1,5 +1,5 @@
-// http_front.hpp -- `toolgate mcp --listen`: MCP 2026-07-28 clients over
-// Streamable HTTP, in front of one gateway (host/README "Serve over HTTP").
+// http_front.hpp -- `toolgate mcp --listen`: MCP clients over Streamable
+// HTTP, in front of one gateway (host/README "Serve over HTTP").
 //
 // The front end speaks HTTP and nothing else: every request it accepts is
 // relayed, as one line, to a Gateway whose client side is a pair of pipes,
@@ -23,6 +23,12 @@
 // that two clients' tokens cannot meet) and the client accepts
 // text/event-stream: then the answer is an SSE stream, the progress its
 // first events and the response its last.  Log messages are not sent.
+//
+// 2025-era clients (2025-06-18, 2025-11-25) are served too, through a
+// session the listener keeps and translates into 2026-07-28 requests for
+// the same gateway (legacy_http.hpp): initialize, Mcp-Session-Id, the GET
+// stream for list changes, questions asked on a call's SSE stream, and
+// DELETE to end the session.
 #pragma once
 
 #include <chrono>
@@ -55,6 +61,12 @@ struct HttpListenOptions {
   // Notifications queued for a subscriber that does not read, before its
   // stream is closed.
   std::size_t max_queued_events = 1024;
+  // 2025-era clients' sessions (initialize, Mcp-Session-Id) held at once;
+  // an initialize over the limit gets 503 once idle sessions are ended.
+  std::size_t max_sessions = 1024;
+  // A session with no request, stream or call in progress for this long
+  // is ended (its id then gets 404, and the client initializes again).
+  std::chrono::milliseconds session_idle_timeout{std::chrono::hours(1)};
 };
 
 // Bearer tokens (--token-file): one per line, blank lines and lines
