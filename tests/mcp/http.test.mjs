@@ -820,6 +820,27 @@ modernTest('server-everything over HTTP behind --listen, a 2026-07-28 client (SD
   }
 });
 
+test('server-everything over HTTP behind --listen, a 2025-11-25 client (SDK 1.32) in a session: its tools, a sum, an image, a denial', async () => {
+  const se = await startEverything();
+  const g = await listen({ manifests: [denyEcho], upstream: se.url });
+  try {
+    const { client: c, transport } = await legacyClient(g.url);
+    assert.ok(transport.sessionId);
+    const { tools } = await c.listTools();
+    assert.ok(tools.some((t) => t.name === 'get-sum'));
+    assert.match(textOf(await c.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } })), /3/);
+    const image = await c.callTool({ name: 'get-tiny-image', arguments: {} });
+    assert.ok(image.content.some((b) => b.type === 'image' && b.mimeType === 'image/png' && b.data.length > 0), JSON.stringify(image).slice(0, 300));
+    const denied = await c.callTool({ name: 'echo', arguments: { message: 'forbidden' } });
+    assert.equal(denied.isError, true);
+    await transport.terminateSession();
+    await c.close();
+  } finally {
+    await g.stop();
+    se.stop();
+  }
+});
+
 test('a 2025-11-25 server over HTTP: one session throughout, its request to the client answered, DELETE at the end', async () => {
   const remote = await remoteServer('legacy');
   const asked = [];
