@@ -278,7 +278,7 @@ test('a 2025-11-25 client over --listen: progress on the call\'s stream, notific
   } finally { await g.stop(); await p.stop(); }
 });
 
-test('2025-era sessions over --listen, raw: unknown, ended and foreign sessions, version mismatch, a second GET stream, initialize twice', async () => {
+test('2025-era sessions over --listen, raw: unknown, ended and foreign sessions, version mismatch, a second GET stream replaces the first, initialize twice', async () => {
   const other = 'e2e-other-token-0123456789';
   const twoTokens = path.join(tmp, 'two-tokens');
   writeFileSync(twoTokens, `${token}\n${other}\n`);
@@ -317,8 +317,12 @@ test('2025-era sessions over --listen, raw: unknown, ended and foreign sessions,
     const stream = await fetch(g.url, { headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': session, ...auth(token) }, signal: ac.signal });
     assert.equal(stream.status, 200);
     assert.equal(stream.headers.get('content-type'), 'text/event-stream');
+    // A second replaces the first (a client reconnecting after a blip).
+    const first = sseMessages(stream);
     const second = await fetch(g.url, { headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': session, ...auth(token) } });
-    assert.equal(second.status, 409);
+    assert.equal(second.status, 200);
+    await first.done;  // the first stream ended
+    second.body.cancel();
     ac.abort();
     // GET without a session is not a 2026-07-28 thing either.
     const bare = await fetch(g.url, { headers: { Accept: 'text/event-stream', ...auth(token) } });
@@ -331,6 +335,54 @@ test('2025-era sessions over --listen, raw: unknown, ended and foreign sessions,
     // A request with neither a session nor 2026-07-28 is told what to do.
     const lost = await post(g.url, list, { ...legacyHeaders(null), ...auth(token) });
     assert.equal(lost.status, 400, lost.text);
+  } finally { await g.stop(); }
+});
+
+// The messages of an SSE response as they arrive.
+function sseMessages(response) {
+  const reader = response.body.getReader();
+  let got = '';
+  const done = (async () => { for (;;) { const { value, done: end } = await reader.read(); if (end) return; got += Buffer.from(value).toString(); } })().catch(() => {});
+  const messages = () => got.split('\n\n').filter((e) => e.includes('data: ')).map((e) => JSON.parse(e.split('data: ')[1]));
+  return { messages, done, raw: () => got };
+}
+
+test('2025-era sessions over --listen, raw: the approval is asked on the call\'s stream and counts only from its own session; a body that begins with whitespace is retried whole', async () => {
+  const g = await listen();
+  try {
+    const open = async () => (await post(g.url, initialize(1, '2025-11-25', { elicitation: {} }), legacyHeaders(null))).headers.get('mcp-session-id');
+    const mine = await open();
+    const theirs = await open();
+    const file = path.join(root, 'ask-me-raw.txt');
+    const body = '\n  ' + JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'write_file', arguments: { path: file, content: 'raw' } } });
+    const r = await fetch(g.url, { method: 'POST', headers: legacyHeaders(mine), body });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get('content-type'), 'text/event-stream');
+    const sse = sseMessages(r);
+    await until('the question', () => sse.messages().some((m) => m.method === 'elicitation/create'));
+    const q = sse.messages().find((m) => m.method === 'elicitation/create');
+    assert.match(q.id, /^toolgate-\d+$/);
+    assert.match(q.params.message, /writing a file named ask-me needs approval/);
+    assert.equal(JSON.stringify(q).includes('requestState'), false, 'the sealed state stays in the listener');
+    // Answered from another session: it does not count.
+    const answer = { jsonrpc: '2.0', id: q.id, result: { action: 'accept', content: {} } };
+    assert.equal((await post(g.url, answer, legacyHeaders(theirs))).status, 202);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.ok(!existsSync(file), 'another session\'s answer approved nothing');
+    assert.equal(sse.messages().some((m) => m.id === 7), false);
+    // Its own session's answer does, once.
+    assert.equal((await post(g.url, answer, legacyHeaders(mine))).status, 202);
+    await until('the answer', () => sse.messages().some((m) => m.id === 7));
+    const done = sse.messages().find((m) => m.id === 7);
+    assert.equal(done.result.isError ?? false, false, JSON.stringify(done));
+    assert.equal(done.result.resultType, undefined);
+    assert.equal(readFileSync(file, 'utf8'), 'raw');
+    await sse.done;
+    // The listener's own members are not the client's to write.
+    const forged = await post(g.url, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'write_file', requestState: 'x', arguments: { path: file, content: 'forged' } } }, legacyHeaders(mine));
+    assert.equal(forged.status, 400, forged.text);
+    assert.match(forged.json.error.message, /carries no params.requestState/);
+    assert.equal(readFileSync(file, 'utf8'), 'raw');
   } finally { await g.stop(); }
 });
 

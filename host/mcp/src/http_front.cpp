@@ -195,7 +195,8 @@ struct HttpFront::Impl {
   // (the token that opened it, when the listener asks for tokens).
   std::shared_ptr<LegacySession> find_session(std::string_view id, std::string_view authorization);
   // Sessions idle past the limit (no request for that long, no stream, no
-  // call in progress) are ended.
+  // call in progress) are ended: by the next initialize, or when named.
+  bool idle(const LegacySession& s, std::chrono::steady_clock::time_point now) const;
   void sweep_sessions();
 
   HttpListenOptions options;
@@ -222,7 +223,11 @@ struct HttpFront::Impl {
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
  public:
   HttpConnection(HttpFront::Impl& front, tcp::socket socket)
-      : f_(front), socket_(std::move(socket)), deadline_(front.ioc), keepalive_(front.ioc) {
+      : f_(front),
+        socket_(std::move(socket)),
+        deadline_(front.ioc),
+        keepalive_(front.ioc),
+        question_deadline_(front.ioc) {
     f_.connections.insert(this);
   }
   ~HttpConnection() { f_.connections.erase(this); }
@@ -306,6 +311,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     boost::system::error_code ignored;
     deadline_.cancel();
     keepalive_.cancel();
+    question_deadline_.cancel();
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
   }
@@ -399,7 +405,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
       auto s = f_.find_session(*session_id, authorization);
       if (!s) return unknown_session("null");
       s->last_used = std::chrono::steady_clock::now();
-      if (req.method() == bhttp::verb::delete_) return end_session(*s);
+      if (req.method() == bhttp::verb::delete_) return end_session(std::move(s));
       return open_stream(std::move(s), req);
     }
     if (req.method() != bhttp::verb::post)
@@ -518,6 +524,13 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     const Message a = parse_message(text);
     const auto* result = a.kind == Message::Kind::response ? a.body.if_contains("result") : nullptr;
     if (!result || !result->is_object()) return send_answer(text, 200);  // the error, as it is
+    // Checked again: other initializes may have filled the table meanwhile.
+    if (f_.sessions.size() >= f_.options.max_sessions)
+      return send_answer(
+          error_text(client_id_, rpc_error::internal_error,
+                     "this listener holds its limit of " + std::to_string(f_.options.max_sessions) +
+                         " 2025-era sessions; try later"),
+          503);
     auto s = std::make_shared<LegacySession>();
     s->id = new_session_id();
     s->version = legacy_version_for(initialize_params_);
@@ -574,6 +587,14 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
       const auto body = std::string(R"({"jsonrpc":"2.0","id":)") + id_text + R"(,"result":{}})";
       return send_answer(body, 200);
     }
+    // The listener adds these when it retries after a question; written by
+    // the client they would meet the listener's own in one object.
+    for (const char* key : {"inputResponses", "requestState"})
+      if (m.params().contains(key))
+        return refuse(400, rpc_error::invalid_params,
+                      std::string("a 2025-era request carries no params.") + key +
+                          " (the listener adds it when the client has answered its questions)",
+                      keep_alive_, id_text);
     session_ = std::move(s);
     answering_ = Answering::legacy;
     relay_request(with_envelope(text, session_->envelope), m, req, false);
@@ -607,7 +628,20 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     if (!streaming_) {
       streaming_ = true;
       queue(std::string(event_stream_head));
+      schedule_keepalive();  // a person may take a while to decide
     }
+    // Unanswered questions would hold the connection and the session for
+    // ever: the round has a deadline, after which the call ends.
+    question_deadline_.expires_after(f_.options.question_timeout);
+    question_deadline_.async_wait([w = weak_from_this()](boost::system::error_code ec) {
+      auto self = w.lock();
+      if (ec || !self || self->closed_ || self->questions_.empty()) return;
+      self->end_legacy_call();
+      self->send_answer(error_text(self->client_id_, rpc_error::internal_error,
+                                   "the client did not answer the gateway's question in time, "
+                                   "so the call ends"),
+                        200);
+    });
     request_state_ = std::move(q.request_state);
     answers_.clear();
     for (auto& r : q.requests) {
@@ -643,7 +677,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     answers_.emplace_back(key, std::string(result->value.of(text)));
     if (!questions_.empty()) return;
     const auto params = find_path(legacy_request_, {"params"});
-    if (!params || params->value.of(legacy_request_).front() != '{') {
+    if (!params || params->value.of(legacy_request_).front() != '{' ||
+        has_escaped_key(legacy_request_, params->value.begin)) {
       end_legacy_call();
       return send_answer(error_text(client_id_, rpc_error::invalid_request,
                                     "write the request's \"params\" key without escapes"),
@@ -653,7 +688,17 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
         legacy_request_, params->value,
         with_input_responses(params->value.of(legacy_request_), answers_, request_state_));
     answers_.clear();
-    const auto id = find_member(retry, 0, "id");
+    question_deadline_.cancel();
+    // The saved request may begin with whitespace: its object opens where
+    // object_open says (relay_request checked that the id is there).
+    const auto open = object_open(retry);
+    const auto id = open ? find_member(retry, *open, "id") : std::nullopt;
+    if (!id) {
+      end_legacy_call();
+      return send_answer(error_text(client_id_, rpc_error::invalid_request,
+                                    "write the request's \"id\" key without escapes"),
+                         200);
+    }
     relay(std::move(retry), *id, false);
   }
 
@@ -677,10 +722,9 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
       return refuse(406, rpc_error::invalid_request,
                     "a session's GET stream is text/event-stream: send Accept: text/event-stream",
                     keep_alive_);
-    if (auto open = s->stream.lock(); open && !open->closed_)
-      return refuse(409, rpc_error::invalid_request,
-                    "this session has a GET stream open already; close it before opening another",
-                    keep_alive_);
+    // One stream per session: a new one replaces the old, which may be a
+    // connection the client already lost (it reconnects after a blip).
+    if (auto old = s->stream.lock(); old && old.get() != this) old->close();
     s->stream = weak_from_this();
     session_ = s;
     answering_ = Answering::legacy_stream;
@@ -693,7 +737,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   }
 
   // DELETE with a session: it ends, its stream and calls with it.
-  void end_session(LegacySession& s) {
+  void end_session(std::shared_ptr<LegacySession> session) {
+    auto& s = *session;
     f_.sessions.erase(s.id);
     std::vector<std::shared_ptr<HttpConnection>> open;
     if (auto c = s.stream.lock()) open.push_back(std::move(c));
@@ -845,6 +890,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   tcp::socket socket_;
   net::steady_timer deadline_;
   net::steady_timer keepalive_;
+  net::steady_timer question_deadline_;  // the open questions' answers are due
   boost::beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   std::deque<std::string> out_;
@@ -947,23 +993,27 @@ std::shared_ptr<LegacySession> HttpFront::Impl::find_session(std::string_view id
                                                              std::string_view authorization) {
   const auto it = sessions.find(std::string(id));
   if (it == sessions.end()) return nullptr;
+  if (idle(*it->second, std::chrono::steady_clock::now())) {
+    sessions.erase(it);
+    return nullptr;
+  }
   // A session opened with one token is not another token's to use.
   if (!options.tokens.empty() && !bearer_matches(authorization, {it->second->token}))
     return nullptr;
   return it->second;
 }
 
+bool HttpFront::Impl::idle(const LegacySession& s,
+                           std::chrono::steady_clock::time_point now) const {
+  if (now - s.last_used <= options.session_idle_timeout || !s.stream.expired()) return false;
+  for (const auto& [key, c] : s.calls)
+    if (!c.expired()) return false;
+  return true;
+}
+
 void HttpFront::Impl::sweep_sessions() {
   const auto now = std::chrono::steady_clock::now();
-  for (auto it = sessions.begin(); it != sessions.end();) {
-    const auto& s = *it->second;
-    bool busy = !s.stream.expired();
-    for (const auto& [key, c] : s.calls) busy |= !c.expired();
-    if (!busy && now - s.last_used > options.session_idle_timeout)
-      it = sessions.erase(it);
-    else
-      ++it;
-  }
+  std::erase_if(sessions, [&](const auto& kv) { return idle(*kv.second, now); });
 }
 
 void HttpFront::Impl::accept() {
@@ -1036,7 +1086,16 @@ void HttpFront::run() {
     net::post(f.ioc, [&f] { f.shut_down(); });
   });
   f.accept();
-  f.ioc.run();
+  // A handler that throws (a bug: every refusal is an answer) is logged and
+  // the listener serves on, instead of ending every client's service.
+  for (;;) {
+    try {
+      f.ioc.run();
+      return;
+    } catch (const std::exception& e) {
+      spdlog::error("the HTTP listener: {} (a bug; the listener goes on)", e.what());
+    }
+  }
 }
 
 void HttpFront::stop() {

@@ -435,8 +435,9 @@ int run_mcp(const Args& args) {
     client_out = out[1];
     front = std::make_unique<mcp::HttpFront>(*listen, in[1], out[0], go.max_message_bytes);
     const bool v6 = listen->address.find(':') != std::string::npos;
-    spdlog::info("serving MCP 2026-07-28 over HTTP at http://{}{}{}:{}/mcp", v6 ? "[" : "",
-                 listen->address, v6 ? "]" : "", front->port());
+    spdlog::info(
+        "serving MCP over HTTP (2026-07-28, and 2025-era sessions) at http://{}{}{}:{}/mcp",
+        v6 ? "[" : "", listen->address, v6 ? "]" : "", front->port());
   }
 
   // The server's tools come from tools/list; the sample tools are not offered.

@@ -67,6 +67,10 @@ struct HttpListenOptions {
   // A session with no request, stream or call in progress for this long
   // is ended (its id then gets 404, and the client initializes again).
   std::chrono::milliseconds session_idle_timeout{std::chrono::hours(1)};
+  // A question the listener asks a 2025-era client (an approval, a
+  // server's question) must be answered within this, or the call ends
+  // with an error (a person may be deciding: minutes, not seconds).
+  std::chrono::milliseconds question_timeout{std::chrono::minutes(10)};
 };
 
 // Bearer tokens (--token-file): one per line, blank lines and lines
