@@ -1,10 +1,11 @@
 // http_front.cpp -- the HTTP listener of `toolgate mcp --listen`.
 //
-// One thread runs an Asio io_context that owns every socket and the table
-// of requests waiting for the gateway; one more reads the gateway's output
-// and posts each line to it.  Nothing here blocks that io thread except
-// the write of a request line into the gateway's pipe, which the gateway
-// reads without pause.
+// One thread runs an Asio io_context that owns every socket, the table of
+// requests waiting for the gateway and the read end of the gateway's
+// output pipe (read there too: a thread that read it and posted each line
+// over cost every answer one more wake-up).  Nothing here blocks that io
+// thread except the write of a request line into the gateway's pipe,
+// which the gateway reads without pause.
 #include <toolgate/mcp/http_front.hpp>
 
 #include <toolgate/json.hpp>
@@ -20,6 +21,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
@@ -183,9 +185,18 @@ struct HttpFront::Impl {
   Impl(HttpListenOptions o, int to_gateway_fd, int from_gateway_fd, std::size_t max_message)
       : options(std::move(o)),
         to_gateway(to_gateway_fd),
-        from_gateway(from_gateway_fd, max_message + (std::size_t{1} << 16)),
-        work(net::make_work_guard(ioc)) {}
+        splitter(max_message + (std::size_t{1} << 16)),
+        work(net::make_work_guard(ioc)) {
+    from_gateway.assign(from_gateway_fd);
+  }
+  ~Impl() {
+    // The descriptor is the caller's to close.
+    if (from_gateway.is_open()) from_gateway.release();
+  }
 
+  // Reads the gateway's output and routes each line; at its end the
+  // listener shuts down.
+  void read_gateway();
   void route(Frame frame);
   // A request relayed and not yet answered: its connection was closed.
   void cancel(std::uint64_t id, std::string_view why);
@@ -203,7 +214,7 @@ struct HttpFront::Impl {
   bool loopback = true;
   std::vector<std::string> origins;
   LineWriter to_gateway;
-  LineReader from_gateway;
+  LineSplitter splitter;  // the gateway's output, into lines
   // io thread only; declared before the io_context, whose destruction
   // destroys the connections its pending handlers still hold.
   std::uint64_t next_id = 1;
@@ -214,7 +225,9 @@ struct HttpFront::Impl {
   net::io_context ioc{1};
   net::executor_work_guard<net::io_context::executor_type> work;
   tcp::acceptor acceptor{ioc};
-  std::thread reader;
+  net::posix::stream_descriptor from_gateway{ioc};
+  std::vector<char> read_buffer = std::vector<char>(std::size_t{1} << 16);
+  std::vector<Frame> frames;
 };
 
 // One client connection: reads a request, relays it, writes its answer,
@@ -1032,10 +1045,30 @@ void HttpFront::Impl::accept() {
   });
 }
 
+void HttpFront::Impl::read_gateway() {
+  from_gateway.async_read_some(net::buffer(read_buffer),
+                               [this](boost::system::error_code ec, std::size_t n) {
+                                 if (!ec) {
+                                   splitter.feed(std::string_view(read_buffer.data(), n), frames);
+                                   // route() may not add frames, but take them first all the same.
+                                   auto ready = std::move(frames);
+                                   frames.clear();
+                                   for (auto& frame : ready) route(std::move(frame));
+                                   if (!stopping) read_gateway();
+                                   return;
+                                 }
+                                 if (ec == net::error::operation_aborted)
+                                   return;  // shut_down cancelled it
+                                 if (auto last = splitter.finish()) route(std::move(*last));
+                                 shut_down();  // the gateway's output ended
+                               });
+}
+
 void HttpFront::Impl::shut_down() {
   if (stopping) return;
   stopping = true;
   boost::system::error_code ignored;
+  from_gateway.cancel(ignored);
   acceptor.close(ignored);
   // close() may erase from `connections`: close a copy.
   std::vector<HttpConnection*> open(connections.begin(), connections.end());
@@ -1070,21 +1103,13 @@ HttpFront::HttpFront(HttpListenOptions options, int to_gateway, int from_gateway
   impl_->origins = allowed_origins(port(), o.allow_origins);
 }
 
-HttpFront::~HttpFront() {
-  stop();
-  impl_->from_gateway.wake();
-  if (impl_->reader.joinable()) impl_->reader.join();
-}
+HttpFront::~HttpFront() = default;
 
 std::uint16_t HttpFront::port() const { return impl_->acceptor.local_endpoint().port(); }
 
 void HttpFront::run() {
   auto& f = *impl_;
-  f.reader = std::thread([&f] {
-    while (auto frame = f.from_gateway.next())
-      net::post(f.ioc, [&f, fr = std::move(*frame)]() mutable { f.route(std::move(fr)); });
-    net::post(f.ioc, [&f] { f.shut_down(); });
-  });
+  f.read_gateway();
   f.accept();
   // A handler that throws (a bug: every refusal is an answer) is logged and
   // the listener serves on, instead of ending every client's service.

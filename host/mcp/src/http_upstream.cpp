@@ -1,9 +1,11 @@
 // http_upstream.cpp -- the bridge to a remote MCP server (http_upstream.hpp).
 //
-// Threads: a dispatcher reads the gateway's lines and starts one thread per
-// message sent (a call can take minutes; each waits on its own connection,
-// so a slow call holds up no other); a legacy session adds one thread for
-// its GET stream.  An exchange takes a connection from the pool
+// Threads: a dispatcher reads the gateway's lines and hands each message
+// to a thread of its own from a pool (a call can take minutes; each waits
+// on its own connection, so a slow call holds up no other; the threads stay
+// for the next message, since making one per message cost more than the
+// rest of the bridge); a legacy session adds one thread for its GET
+// stream.  An exchange takes a connection from the pool
 // (upstream_connections.hpp: kept open between messages) and uses blocking
 // reads and writes on it; another thread ends it by shutting its socket
 // down (cancellation, shutdown), after which it is never reused.
@@ -17,6 +19,7 @@
 #include "request_envelope.hpp"
 #include "sse_parser.hpp"
 #include "upstream_connections.hpp"
+#include "worker_pool.hpp"
 
 #include <toolgate/json.hpp>
 
@@ -220,6 +223,8 @@ struct HttpUpstream::Impl {
   // results relayed (param_headers.hpp).
   std::map<std::string, std::vector<ParamHeader>, std::less<>> param_headers;
   std::set<std::shared_ptr<Exchange>> open;  // every exchange, to abort
+  // Last: destroyed (its threads joined) before anything their tasks use.
+  WorkerPool workers{1024};
 
   void dispatch();
   void start(std::function<void()> work);
@@ -261,7 +266,7 @@ void HttpUpstream::Impl::start(std::function<void()> work) {
     std::lock_guard lock(mutex);
     ++running;
   }
-  std::thread([this, work = std::move(work)] {
+  auto task = [this, work = std::move(work)] {
     try {
       work();
     } catch (const std::exception& e) {
@@ -270,7 +275,9 @@ void HttpUpstream::Impl::start(std::function<void()> work) {
     std::lock_guard lock(mutex);
     --running;
     changed.notify_all();
-  }).detach();
+  };
+  // A pool that can make no thread at all: one of its own, as a last try.
+  if (!workers.submit(task)) std::thread(std::move(task)).detach();
 }
 
 // A header whose value comes from a message: visible ASCII and spaces only,
