@@ -7,6 +7,8 @@
 #include <boost/json/parse_options.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -46,6 +48,30 @@ static std::size_t utf8_sequence(const unsigned char* p, const unsigned char* en
   return static_cast<std::size_t>(n) + 1;
 }
 
+// Eight bytes at a time: SWAR tests over a 64-bit word, each exact as an
+// "any byte" test.  Most text in a tool call is plain ASCII, and walking it
+// byte by byte, twice, was a large part of normalizing an empty call's
+// result.
+constexpr std::uint64_t ones = 0x0101010101010101ULL;
+constexpr std::uint64_t highs = 0x8080808080808080ULL;
+static std::uint64_t load8(const unsigned char* p) {
+  std::uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+  return w;
+}
+// A byte below n (n <= 128) in w.
+static constexpr std::uint64_t has_less(std::uint64_t w, std::uint64_t n) {
+  return (w - ones * n) & ~w & highs;
+}
+static constexpr std::uint64_t has_byte(std::uint64_t w, std::uint64_t b) {
+  return has_less(w ^ (ones * b), 1);
+}
+// None of the eight needs a look of its own in a JSON string literal: all
+// ASCII, no control character, no quote, no backslash.
+static bool plain8(std::uint64_t w) {
+  return ((w & highs) | has_less(w, 0x20) | has_byte(w, '"') | has_byte(w, '\\')) == 0;
+}
+
 std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes) {
   if (s.size() <= max_bytes) return s;
   std::size_t cut = max_bytes;  // s[cut] is the first byte left out
@@ -57,6 +83,10 @@ bool valid_utf8(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* end = p + s.size();
   while (p < end) {
+    if (end - p >= 8 && (load8(p) & highs) == 0) {
+      p += 8;  // eight ASCII bytes
+      continue;
+    }
     auto n = utf8_sequence(p, end);
     if (n == 0) return false;
     p += n;
@@ -156,13 +186,30 @@ std::string non_finite_in_result(std::string_view where) {
 // Bytes of a JSON string literal, quotes included, with Boost.JSON's
 // escapes: \" \\ \b \f \n \r \t take two bytes, other control characters
 // six (\u00XX), everything else is written as is.
-static std::size_t string_literal_size(std::string_view s) {
+// The size of `s` written as a JSON string literal; `valid` cleared when
+// it is not valid UTF-8.  One walk for both (normalization's scan).
+static std::size_t string_literal_size(std::string_view s, bool& valid) {
   std::size_t n = 2 + s.size();
-  for (unsigned char c : s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    if (end - p >= 8 && plain8(load8(p))) {
+      p += 8;
+      continue;
+    }
+    const unsigned char c = *p;
+    if (c >= 0x80) {
+      // Multi-byte characters are written as they are: only validity counts.
+      const auto k = utf8_sequence(p, end);
+      if (k == 0) valid = false;
+      p += k ? k : 1;
+      continue;
+    }
     if (c == '"' || c == '\\')
       n += 1;
     else if (c < 0x20)
       n += (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') ? 1 : 5;
+    ++p;
   }
   return n;
 }
@@ -209,9 +256,7 @@ JsonScan scan_json(const json::value& root, std::size_t stop_after) {
         break;
       }
       case json::kind::string: {
-        std::string_view str = v->get_string();
-        if (!valid_utf8(str)) r.valid_utf8 = false;
-        r.bytes += string_literal_size(str);
+        r.bytes += string_literal_size(v->get_string(), r.valid_utf8);
         break;
       }
       case json::kind::array: {
@@ -224,8 +269,7 @@ JsonScan scan_json(const json::value& root, std::size_t stop_after) {
         const auto& o = v->get_object();
         r.bytes += 2 + (o.empty() ? 0 : o.size() - 1) + o.size();  // braces, commas, colons
         for (const auto& kv : o) {
-          if (!valid_utf8(kv.key())) r.valid_utf8 = false;
-          r.bytes += string_literal_size(kv.key());
+          r.bytes += string_literal_size(kv.key(), r.valid_utf8);
           stack.push_back(&kv.value());
         }
         break;

@@ -61,6 +61,40 @@ TEST(JsonScan, FindsInvalidUtf8InValuesAndKeys) {
   EXPECT_FALSE(scan_json(json::string("\xED\xA0\x80", 3), 1 << 20).valid_utf8);
 }
 
+// The walk takes eight plain ASCII bytes at a time: whatever needs a look
+// of its own must be seen at every position of a word, and at the end.
+TEST(JsonScan, EveryPositionOfAWordIsLookedAt) {
+  using toolgate::detail::valid_utf8;
+  const std::string specials[] = {
+      "\"",   "\\",   "\n",       std::string(1, '\x01'), std::string(1, '\0'),
+      "\x1f", "\x7f", "\xC3\xA9", "\xE2\x9C\x93",         "\xF0\x9F\x98\x80"};
+  const std::string invalid[] = {"\xFF", "\xC3", "\xC0\xAF", "\xED\xA0\x80", "\xE2\x9C"};
+  for (std::size_t len : {7u, 8u, 9u, 16u, 23u, 40u})
+    for (std::size_t at = 0; at < len; ++at) {
+      for (const auto& sp : specials) {
+        std::string text(len, 'a');
+        text.replace(at, 1, sp);
+        const json::value v(json::string(text.data(), text.size()));
+        const auto scan = scan_json(v, std::numeric_limits<std::size_t>::max());
+        EXPECT_TRUE(scan.valid_utf8) << len << " " << at;
+        EXPECT_TRUE(valid_utf8(text)) << len << " " << at;
+        EXPECT_EQ(scan.bytes, toolgate::to_json_text(v).size()) << len << " " << at;
+        // A key is looked at the same way.
+        json::object o;
+        o[text] = 1;
+        EXPECT_EQ(scan_json(o, 1 << 20).bytes, toolgate::to_json_text(o).size());
+      }
+      for (const auto& bad : invalid) {
+        std::string text(len, 'a');
+        text.replace(at, 1, bad);
+        EXPECT_FALSE(
+            scan_json(json::value(json::string(text.data(), text.size())), 1 << 20).valid_utf8)
+            << len << " " << at;
+        EXPECT_FALSE(valid_utf8(text)) << len << " " << at;
+      }
+    }
+}
+
 TEST(JsonScan, StopsCountingPastTheLimit) {
   json::array big;
   for (int i = 0; i < 10000; ++i) big.emplace_back("0123456789");
