@@ -563,6 +563,28 @@ test('subscriptions/listen is an SSE stream: acknowledged, then list changes, un
   } finally { await g.stop(); }
 });
 
+test('big answers and big requests at once over --listen all complete', async () => {
+  const g = await listen({ server: [testServer] });
+  try {
+    const big = 'y'.repeat(3 << 20);
+    const started = Date.now();
+    // Huge answers fill the pipe from the gateway while big requests fill
+    // the pipe to it, and calls of a tool that does not exist are answered
+    // by the gateway's reading thread itself (it writes while the front
+    // end writes to it).
+    const results = await Promise.all([
+      ...[1, 2, 3, 4].map((id) => post(g.url, call(id, 'huge', { bytes: 3 << 20 }), mcpHeaders('tools/call', 'huge'))),
+      ...[5, 6, 7].map((id) => post(g.url, call(id, 'echo', { tag: big.slice(id) }), mcpHeaders('tools/call', 'echo'))),
+      ...Array.from({ length: 12 }, (_, i) => post(g.url, call(10 + i, 'nothing-here', { pad: big.slice(0, 1 << 20) }), mcpHeaders('tools/call', 'nothing-here'))),
+    ]);
+    for (const r of results) assert.equal(r.status, 200, r.text.slice(0, 300));
+    assert.equal(results[0].json.result.content[0].text.length, 3 << 20);
+    assert.equal(results[4].json.result.structuredContent.tag.length, big.length - 5);
+    assert.equal(results[7].json.result.isError, true, results[7].text.slice(0, 300));
+    assert.ok(Date.now() - started < 20000);
+  } finally { await g.stop(); }
+});
+
 test('slow-loris and floods: a request that trickles in is cut off, connections over the limit are closed, the listener serves on', async () => {
   const g = await listen({ args: ['--max-connections', '4', '--http-timeout-ms', '500'], server: [testServer] });
   try {

@@ -64,13 +64,19 @@ std::vector<std::string> read_token_file(const std::filesystem::path& file) {
 
 namespace toolgate::mcp::http {
 
-bool bearer_matches(std::string_view authorization, const std::vector<std::string>& tokens) {
+std::string_view bearer_token_of(std::string_view authorization) {
   authorization = trim(authorization);
   constexpr std::string_view scheme = "bearer ";
-  if (authorization.size() <= scheme.size()) return false;
+  if (authorization.size() <= scheme.size()) return {};
   for (std::size_t i = 0; i < scheme.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(authorization[i])) != scheme[i]) return false;
-  const auto presented = digest(trim(authorization.substr(scheme.size())));
+    if (std::tolower(static_cast<unsigned char>(authorization[i])) != scheme[i]) return {};
+  return trim(authorization.substr(scheme.size()));
+}
+
+bool bearer_matches(std::string_view authorization, const std::vector<std::string>& tokens) {
+  const auto token = bearer_token_of(authorization);
+  if (token.empty()) return false;
+  const auto presented = digest(token);
   bool found = false;
   // Every token is compared, matched or not: the time does not say which.
   for (const auto& t : tokens) {

@@ -43,6 +43,9 @@ inline constexpr std::size_t min_token_length = 16;
 // `tokens`.  Compared as SHA-256 digests with CRYPTO_memcmp, so the time
 // taken says nothing about how much of a token matched.
 bool bearer_matches(std::string_view authorization, const std::vector<std::string>& tokens);
+// The token of an Authorization header value ("Bearer T", the scheme in
+// any case, spaces trimmed), or "" when it names none.
+std::string_view bearer_token_of(std::string_view authorization);
 
 // Whether `address` (what --listen names) is a loopback address.
 bool is_loopback_address(std::string_view address);

@@ -1,11 +1,12 @@
 // http_front.cpp -- the HTTP listener of `toolgate mcp --listen`.
 //
 // One thread runs an Asio io_context that owns every socket, the table of
-// requests waiting for the gateway and the read end of the gateway's
-// output pipe (read there too: a thread that read it and posted each line
-// over cost every answer one more wake-up).  Nothing here blocks that io
-// thread except the write of a request line into the gateway's pipe,
-// which the gateway reads without pause.
+// requests waiting for the gateway, and both of the gateway's pipes (read
+// there too: a thread that read the answers and posted each line over cost
+// every answer one more wake-up).  Nothing blocks that thread: lines to the
+// gateway are queued and written as its pipe takes them, so the listener
+// keeps reading the gateway's answers while the gateway is busy writing
+// them (a blocking write each way would wait on the other for ever).
 #include <toolgate/mcp/http_front.hpp>
 
 #include <toolgate/json.hpp>
@@ -171,28 +172,25 @@ std::string new_session_id() {
   return out;
 }
 
-// The token of an Authorization header ("Bearer T"), or "".
-std::string bearer_token_of(std::string_view authorization) {
-  authorization = trim(authorization);
-  constexpr std::string_view scheme = "bearer ";
-  if (authorization.size() <= scheme.size()) return {};
-  for (std::size_t i = 0; i < scheme.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(authorization[i])) != scheme[i]) return {};
-  return std::string(trim(authorization.substr(scheme.size())));
-}
-
 struct HttpFront::Impl {
   Impl(HttpListenOptions o, int to_gateway_fd, int from_gateway_fd, std::size_t max_message)
       : options(std::move(o)),
-        to_gateway(to_gateway_fd),
         splitter(max_message + (std::size_t{1} << 16)),
         work(net::make_work_guard(ioc)) {
+    to_gateway.assign(to_gateway_fd);
     from_gateway.assign(from_gateway_fd);
   }
   ~Impl() {
-    // The descriptor is the caller's to close.
+    // The descriptors are the caller's to close.
+    if (to_gateway.is_open()) to_gateway.release();
     if (from_gateway.is_open()) from_gateway.release();
   }
+
+  // Queues a line for the gateway; false once its pipe has failed (the
+  // gateway has stopped) or the listener is stopping.
+  bool send_to_gateway(std::string_view line);
+  void write_gateway();
+  void route_safely(Frame frame);
 
   // Reads the gateway's output and routes each line; at its end the
   // listener shuts down.
@@ -213,7 +211,6 @@ struct HttpFront::Impl {
   HttpListenOptions options;
   bool loopback = true;
   std::vector<std::string> origins;
-  LineWriter to_gateway;
   LineSplitter splitter;  // the gateway's output, into lines
   // io thread only; declared before the io_context, whose destruction
   // destroys the connections its pending handlers still hold.
@@ -225,6 +222,10 @@ struct HttpFront::Impl {
   net::io_context ioc{1};
   net::executor_work_guard<net::io_context::executor_type> work;
   tcp::acceptor acceptor{ioc};
+  net::posix::stream_descriptor to_gateway{ioc};
+  std::deque<std::string> gateway_queue;  // lines (with their newline) not written yet
+  bool gateway_writing = false;
+  bool gateway_broken = false;
   net::posix::stream_descriptor from_gateway{ioc};
   std::vector<char> read_buffer = std::vector<char>(std::size_t{1} << 16);
   std::vector<Frame> frames;
@@ -526,8 +527,9 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     discover += R"(,"method":"server/discover","params":{}})";
     discover = with_envelope(discover, legacy_envelope(initialize_params_));
     const auto discover_id = find_member(discover, 0, "id");
-    token_ = f_.options.tokens.empty() ? std::string()
-                                       : bearer_token_of(header(req, "Authorization").value_or(""));
+    token_ = f_.options.tokens.empty()
+                 ? std::string()
+                 : std::string(bearer_token_of(header(req, "Authorization").value_or("")));
     accepts_events_ = false;
     relay(std::move(discover), *discover_id, false);
   }
@@ -788,7 +790,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
       queue(std::string(event_stream_head));
       schedule_keepalive();
     }
-    if (!f_.to_gateway.write(line)) {
+    if (!f_.send_to_gateway(line)) {
       f_.waiting.erase(front_id);
       waiting_ = 0;
       if (streaming_) return close();
@@ -941,7 +943,7 @@ void HttpFront::Impl::cancel(std::uint64_t id, std::string_view why) {
   line += R"(,"reason":)";
   line += boost::json::serialize(boost::json::value(why));
   line += "}}";
-  to_gateway.write(line);
+  send_to_gateway(line);
 }
 
 void HttpFront::Impl::route(Frame frame) {
@@ -968,8 +970,8 @@ void HttpFront::Impl::route(Frame frame) {
   if (has_method && id) {
     // Under 2026-07-28 no request travels to the client; refuse it so the
     // gateway does not wait for an answer.
-    to_gateway.write(error_text(id->value.of(text), rpc_error::method_not_found,
-                                "an HTTP client of MCP 2026-07-28 takes no requests"));
+    send_to_gateway(error_text(id->value.of(text), rpc_error::method_not_found,
+                               "an HTTP client of MCP 2026-07-28 takes no requests"));
     return;
   }
   if (has_method) {
@@ -1048,20 +1050,57 @@ void HttpFront::Impl::accept() {
 void HttpFront::Impl::read_gateway() {
   from_gateway.async_read_some(net::buffer(read_buffer),
                                [this](boost::system::error_code ec, std::size_t n) {
-                                 if (!ec) {
-                                   splitter.feed(std::string_view(read_buffer.data(), n), frames);
-                                   // route() may not add frames, but take them first all the same.
-                                   auto ready = std::move(frames);
-                                   frames.clear();
-                                   for (auto& frame : ready) route(std::move(frame));
-                                   if (!stopping) read_gateway();
-                                   return;
-                                 }
                                  if (ec == net::error::operation_aborted)
                                    return;  // shut_down cancelled it
-                                 if (auto last = splitter.finish()) route(std::move(*last));
-                                 shut_down();  // the gateway's output ended
+                                 if (ec) {
+                                   if (auto last = splitter.finish())
+                                     route_safely(std::move(*last));
+                                   return shut_down();  // the gateway's output ended
+                                 }
+                                 splitter.feed(std::string_view(read_buffer.data(), n), frames);
+                                 auto ready = std::move(frames);
+                                 frames.clear();
+                                 for (auto& frame : ready) route_safely(std::move(frame));
+                                 if (!stopping) read_gateway();
                                });
+}
+
+void HttpFront::Impl::route_safely(Frame frame) {
+  // A frame a handler bug cannot route is lost, not the frames after it
+  // or the reads: the listener goes on.
+  try {
+    route(std::move(frame));
+  } catch (const std::exception& e) {
+    spdlog::error("the HTTP listener: {} (a bug; the listener goes on)", e.what());
+  }
+}
+
+bool HttpFront::Impl::send_to_gateway(std::string_view line) {
+  if (gateway_broken || stopping) return false;
+  std::string framed;
+  framed.reserve(line.size() + 1);
+  framed.append(line);
+  framed.push_back('\n');
+  gateway_queue.push_back(std::move(framed));
+  if (!gateway_writing) write_gateway();
+  return true;
+}
+
+void HttpFront::Impl::write_gateway() {
+  gateway_writing = true;
+  net::async_write(to_gateway, net::buffer(gateway_queue.front()),
+                   [this](boost::system::error_code ec, std::size_t) {
+                     gateway_writing = false;
+                     if (ec) {
+                       // The gateway has stopped, or shut_down cancelled
+                       // the write: nothing more goes to it.
+                       gateway_broken = true;
+                       gateway_queue.clear();
+                       return;
+                     }
+                     gateway_queue.pop_front();
+                     if (!gateway_queue.empty()) write_gateway();
+                   });
 }
 
 void HttpFront::Impl::shut_down() {
@@ -1069,6 +1108,7 @@ void HttpFront::Impl::shut_down() {
   stopping = true;
   boost::system::error_code ignored;
   from_gateway.cancel(ignored);
+  to_gateway.cancel(ignored);  // a write the gateway no longer reads
   acceptor.close(ignored);
   // close() may erase from `connections`: close a copy.
   std::vector<HttpConnection*> open(connections.begin(), connections.end());

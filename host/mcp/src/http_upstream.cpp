@@ -40,6 +40,7 @@
 
 #include <cctype>
 #include <condition_variable>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -224,7 +225,9 @@ struct HttpUpstream::Impl {
   std::map<std::string, std::vector<ParamHeader>, std::less<>> param_headers;
   std::set<std::shared_ptr<Exchange>> open;  // every exchange, to abort
   // Last: destroyed (its threads joined) before anything their tasks use.
-  WorkerPool workers{1024};
+  // No cap short of the system's: a message queued behind busy threads
+  // could be the answer they wait for (a server's sampling question).
+  WorkerPool workers{std::numeric_limits<std::size_t>::max()};
 
   void dispatch();
   void start(std::function<void()> work);
@@ -266,18 +269,21 @@ void HttpUpstream::Impl::start(std::function<void()> work) {
     std::lock_guard lock(mutex);
     ++running;
   }
-  auto task = [this, work = std::move(work)] {
+  // Shared, so that the fallback below does not copy the message.
+  auto task = std::make_shared<std::function<void()>>([this, work = std::move(work)] {
     try {
       work();
     } catch (const std::exception& e) {
       spdlog::warn("the HTTP bridge to {}: {}", o.url.text, e.what());
+    } catch (...) {
+      spdlog::warn("the HTTP bridge to {}: an unknown exception", o.url.text);
     }
     std::lock_guard lock(mutex);
     --running;
     changed.notify_all();
-  };
+  });
   // A pool that can make no thread at all: one of its own, as a last try.
-  if (!workers.submit(task)) std::thread(std::move(task)).detach();
+  if (!workers.submit([task] { (*task)(); })) std::thread([task] { (*task)(); }).detach();
 }
 
 // A header whose value comes from a message: visible ASCII and spaces only,

@@ -423,6 +423,7 @@ int run_mcp(const Args& args) {
   // bound now so that an address in use is reported before anything starts.
   std::unique_ptr<mcp::HttpFront> front;
   int front_to_gateway = -1;
+  int gateway_to_front = -1;
   if (listen) {
     int in[2], out[2];
     if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
@@ -432,6 +433,7 @@ int run_mcp(const Args& args) {
     ::close(client_out);
     client_in = in[0];
     front_to_gateway = in[1];
+    gateway_to_front = out[0];
     client_out = out[1];
     front = std::make_unique<mcp::HttpFront>(*listen, in[1], out[0], go.max_message_bytes);
     const bool v6 = listen->address.find(':') != std::string::npos;
@@ -516,6 +518,9 @@ int run_mcp(const Args& args) {
       }
       gateway->request_stop();
       ::close(front_to_gateway);
+      // No one reads the gateway's answers any more: its writes fail
+      // (EPIPE) instead of waiting for ever on a full pipe while it stops.
+      ::close(gateway_to_front);
       serving.join();
     } else {
       status = gateway->run();
