@@ -470,8 +470,13 @@ int run_mcp(const Args& args) {
 
   // A peer closing its pipe must be an error from write(), not our death.
   std::signal(SIGPIPE, SIG_IGN);
+  // How a stop by signal ends, whenever it came: said the same way.
+  const auto stopped_on = [](int sig) {
+    spdlog::info("stopped on {}", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    return 128 + sig;
+  };
   // A stop signal that came while the manifests loaded: nothing started.
-  if (int sig = signals.received()) return 128 + sig;
+  if (int sig = signals.received()) return stopped_on(sig);
   const auto start = servers_file ? group_starter(*servers_file, go.max_message_bytes)
                                   : server_starter(command, rest);
   // A child process's group gets SIGKILL if stopping takes too long.
@@ -483,7 +488,7 @@ int run_mcp(const Args& args) {
   server_group = group_of(server);
   go.server_protocol = choose_server_protocol(server, start, server_mode);
   server_group = group_of(server);
-  if (int sig = signals.received()) return 128 + sig;
+  if (int sig = signals.received()) return stopped_on(sig);
   int status;
   std::string reason;
   {
@@ -540,10 +545,7 @@ int run_mcp(const Args& args) {
   }
   server.reset();  // reaps it; what it left in its group is killed
   signals.finish();
-  if (int sig = signals.received()) {
-    spdlog::info("stopped on {}", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    return 128 + sig;
-  }
+  if (int sig = signals.received()) return stopped_on(sig);
   if (status != 0) std::fprintf(stderr, "toolgate mcp: error: %s\n", reason.c_str());
   return status;
 }
