@@ -8,11 +8,11 @@
 // usage: node tests/bench/mcp_http_compare.mjs NODE_MODULES ROUNDS TOOLGATE...
 //   NODE_MODULES: a folder where tests/mcp's package-lock.json is installed
 //   TOOLGATE: toolgate binaries (Release builds), copied aside before a rebuild
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { callAdd, start } from './mcp_http_support.mjs';
 
 const [nodeModules, roundsArg, ...binaries] = process.argv.slice(2);
 if (!nodeModules || !roundsArg || binaries.length === 0) {
@@ -27,47 +27,17 @@ copyFileSync(path.join(here, '..', 'mcp', 'http-servers.mjs'), path.join(work, '
 const empty = path.join(work, 'empty.json');
 writeFileSync(empty, JSON.stringify({ toolgate: 1, plugins: [] }));
 
-const children = [];
-function start(command, args, ready) {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stdout.on('data', (d) => { out += d; });
-  child.stderr.on('data', (d) => { out += d; });
-  return new Promise((resolve, reject) => {
-    const t = setInterval(() => {
-      const m = out.match(ready);
-      if (m) { clearInterval(t); resolve(m); }
-    }, 20);
-    child.on('exit', (code) => { clearInterval(t); reject(new Error(`${command} exited ${code}: ${out}`)); });
-  });
-}
-process.on('exit', () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-  rmSync(work, { recursive: true, force: true });
-});
+process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 
 const server = await start(process.execPath, [path.join(work, 'http-servers.mjs'), 'modern'], /listening (\d+)/);
-const serverUrl = `http://127.0.0.1:${server[1]}/mcp`;
+const serverUrl = `http://127.0.0.1:${server.match[1]}/mcp`;
 const cases = [['direct', serverUrl]];
 for (const b of binaries) {
   const m = await start(path.resolve(b), ['mcp', '--listen', '127.0.0.1:0', empty, '--', serverUrl], /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
-  cases.push([b, m[1]]);
+  cases.push([b, m.match[1]]);
 }
 
-const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-const headers = {
-  'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
-  'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'add',
-};
-let nextId = 0;
-async function call(url) {
-  const id = ++nextId;
-  const r = await fetch(url, { method: 'POST', headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'add', arguments: { a: id, b: 1 }, _meta: meta } }) });
-  const text = await r.text();
-  if (r.status !== 200 || !text.includes(`"text":"${id + 1}"`)) throw new Error(`${url}: ${r.status} ${text}`);
-}
+const call = callAdd;
 
 for (let i = 0; i < 200; ++i) for (const [, url] of cases) await call(url);
 const times = cases.map(() => []);

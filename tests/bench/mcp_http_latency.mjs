@@ -17,12 +17,12 @@
 //   NODE_MODULES: a folder where tests/mcp's package-lock.json is installed
 //                 (ctest's mcp.npm_ci puts one in BUILD/tests/mcp/node_modules)
 //   CALLS: for the memory check (100000; RSS is read after a tenth and after all)
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { callAdd, start, stopAll } from './mcp_http_support.mjs';
 
 const [build, nodeModules, roundsArg, callsArg] = process.argv.slice(2);
 if (!build || !nodeModules) {
@@ -42,23 +42,6 @@ copyFileSync(path.join(repo, 'tests/mcp/http-servers.mjs'), path.join(work, 'htt
 const empty = path.join(work, 'empty.json');
 writeFileSync(empty, JSON.stringify({ toolgate: 1, plugins: [] }));
 
-const children = [];
-function start(command, args, ready) {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stdout.on('data', (d) => { out += d; });
-  child.stderr.on('data', (d) => { out += d; });
-  return new Promise((resolve, reject) => {
-    const t = setInterval(() => {
-      const m = out.match(ready);
-      if (m) { clearInterval(t); resolve({ child, match: m, output: () => out }); }
-    }, 20);
-    child.on('exit', (code) => { clearInterval(t); reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${out}`)); });
-  });
-}
-const stopAll = () => { for (const c of children) if (c.exitCode === null) c.kill('SIGTERM'); };
-process.on('exit', stopAll);
 
 const server = await start(process.execPath, [path.join(work, 'http-servers.mjs'), 'modern'], /listening (\d+)/);
 const serverUrl = `http://127.0.0.1:${server.match[1]}/mcp`;
@@ -88,20 +71,7 @@ async function gateway() {
 const gw = await gateway();
 process.on('uncaughtException', (e) => { console.error(e.message, '\ngateway says:', gw.output().slice(-3000)); process.exit(1); });
 
-const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-const headers = {
-  'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
-  'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'add',
-};
-let nextId = 0;
-async function call(url) {
-  const id = ++nextId;
-  const r = await fetch(url, { method: 'POST', headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'add', arguments: { a: id, b: 1 }, _meta: meta } }) })
-    .catch((e) => { throw new Error(`${url}: call ${id}: ${e.cause?.message ?? e.message}`); });
-  const text = await r.text();
-  if (r.status !== 200 || !text.includes(`"text":"${id + 1}"`)) throw new Error(`${url}: ${r.status} ${text}`);
-}
+const call = callAdd;
 
 const cases = { direct: serverUrl, 'node.js reverse proxy (anchor)': proxyUrl, 'toolgate mcp --listen, empty manifest': gw.url };
 const ns = () => process.hrtime.bigint();

@@ -18,6 +18,7 @@
 #include "legacy_http.hpp"
 #include "raw_json.hpp"
 #include "request_envelope.hpp"
+#include "sealed_state.hpp"
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -31,7 +32,6 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/json/serialize.hpp>
 
-#include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
 #include <charconv>
@@ -157,20 +157,6 @@ struct LegacySession {
   std::unordered_map<std::string, std::weak_ptr<HttpConnection>> questions;
   std::uint64_t next_question = 1;
 };
-
-// A fresh session id: 128 random bits as hex.
-std::string new_session_id() {
-  unsigned char bytes[16];
-  if (RAND_bytes(bytes, sizeof bytes) != 1)
-    throw std::runtime_error("no random bytes for a session id (OpenSSL RAND_bytes failed)");
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (const auto b : bytes) {
-    out += hex[b >> 4];
-    out += hex[b & 15];
-  }
-  return out;
-}
 
 struct HttpFront::Impl {
   Impl(HttpListenOptions o, int to_gateway_fd, int from_gateway_fd, std::size_t max_message)
@@ -547,7 +533,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
                          " 2025-era sessions; try later"),
           503);
     auto s = std::make_shared<LegacySession>();
-    s->id = new_session_id();
+    s->id = random_nonce();  // 128 random bits, hex
     s->version = legacy_version_for(initialize_params_);
     s->token = token_;
     s->envelope = legacy_envelope(initialize_params_);
@@ -619,6 +605,10 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // client on the call's SSE stream; true when so (the retry follows their
   // answers, question_answered).
   bool ask_questions(const std::string& text) {
+    // Only the gateway says input_required (it overrides a server's
+    // resultType), written plainly: every other answer goes on unparsed.
+    const auto kind = find_path(text, {"result", "resultType"});
+    if (!kind || kind->value.of(text) != R"("input_required")") return false;
     const Message a = parse_message(text);
     const auto* result = a.kind == Message::Kind::response ? a.body.if_contains("result") : nullptr;
     if (!result || !result->is_object() || !is_input_required(result->get_object())) return false;
