@@ -146,7 +146,7 @@ class Next {
  public:
   virtual ~Next() = default;
   // Runs the inner wrappers and the tool body with `signal`.
-  virtual const ExecResult& operator()(std::shared_ptr<Signal> signal) = 0;
+  virtual const ExecResult& operator()(const std::shared_ptr<Signal>& signal) = 0;
 };
 using ExecuteWrapperFn =
     std::function<const ExecResult&(const HookCall&, const std::shared_ptr<Signal>&, Next&)>;

@@ -73,6 +73,12 @@ namespace toolgate::detail {
 struct SignalArena {
   std::mutex mutex;
   StableArena<tg_signal, 2> signals;
+  // The callback's own signal, added before the callback runs: nothing
+  // else can add yet, so no lock.
+  const tg_signal* add_first(std::shared_ptr<Signal> s) {
+    return &signals.emplace_back(tg_signal{std::move(s), this});
+  }
+  // A child made by the plugin (signal_child), from any of its threads.
   const tg_signal* add(std::shared_ptr<Signal> s) {
     std::lock_guard lock(mutex);
     return &signals.emplace_back(tg_signal{std::move(s), this});
@@ -106,25 +112,42 @@ struct tg_call {
   const boost::json::value* render_value = nullptr;      // render
   const toolgate::ToolResult* finalize_input = nullptr;  // finalize
 
-  // Answers (copied in by host functions).  Mutable: set_error and
-  // set_reason take a const handle because guards may use them.
-  mutable std::string error;
-  mutable std::optional<std::string> reason;
-  std::optional<boost::json::object> new_arguments;
-  std::optional<boost::json::value> new_result;
-  std::vector<std::string> contexts;
-  std::optional<boost::json::value> value;
-  std::optional<boost::json::array> content;
-  // A set_* call with bad input; the hook's answer is malformed.
-  std::string malformed;
+  // What the plugin answered through the host API (copied in), and text
+  // lent to it.  Most callbacks answer nothing here -- a guard that
+  // abstains, a pre-execute hook that keeps -- so the block is allocated
+  // on the first answer, and a callback that gives none costs no
+  // construction or destruction of a dozen strings and optionals.
+  struct Answers {
+    std::string error;
+    std::optional<std::string> reason;
+    std::optional<boost::json::object> new_arguments;
+    std::optional<boost::json::value> new_result;
+    std::vector<std::string> contexts;
+    std::optional<boost::json::value> value;
+    std::optional<boost::json::array> content;
+    // A set_* call with bad input; the hook's answer is malformed.
+    std::string malformed;
 
-  // Borrowed text, built on first request and valid for the callback.
-  mutable std::optional<std::string> arguments_text;
-  mutable std::optional<std::string> result_text;
-  mutable std::optional<std::string> value_text;
-  // fs_intent's answers (the resolved path, the refusal), borrowed.
-  std::string fs_path;
-  std::string fs_reason;
+    // Borrowed text, built on first request and valid for the callback.
+    std::optional<std::string> arguments_text;
+    std::optional<std::string> result_text;
+    std::optional<std::string> value_text;
+    // fs_intent's answers (the resolved path, the refusal), borrowed.
+    std::string fs_path;
+    std::string fs_reason;
+  };
+  // For writing (creates the block).  Const: set_error and set_reason
+  // take a const handle because guards may use them.
+  Answers& answers() const {
+    if (!answers_) answers_ = std::make_unique<Answers>();
+    return *answers_;
+  }
+  // For reading: nullptr when the plugin answered nothing.
+  const Answers* answered() const { return answers_.get(); }
+  Answers* answered() { return answers_.get(); }
+
+ private:
+  mutable std::unique_ptr<Answers> answers_;
 };
 
 struct tg_init_ctx {

@@ -32,11 +32,24 @@ std::string status_name(tg_status st) {
 }
 
 // Throws the failure a non-OK status or a malformed answer stands for.
-void check(const tg_call& c, tg_status st) {
+void check_answer(const tg_call& c, tg_status st) {
+  const tg_call::Answers* a = c.answered();
   if (st != TG_OK)
-    throw HookFailure(c.error.empty() ? "returned " + status_name(st)
-                                      : c.error + " (" + status_name(st) + ")");
-  if (!c.malformed.empty()) throw HookFailure("malformed answer: " + c.malformed);
+    throw HookFailure(!a || a->error.empty() ? "returned " + status_name(st)
+                                             : a->error + " (" + status_name(st) + ")");
+  if (a && !a->malformed.empty()) throw HookFailure("malformed answer: " + a->malformed);
+}
+
+// The common case, an OK status and no answer block (nothing malformed
+// can be in it), decided inline.
+inline void check(const tg_call& c, tg_status st) {
+  if (st != TG_OK || c.answered()) check_answer(c, st);
+}
+
+// The reason a deny, ask or block gave ("" when it gave none).
+std::string reason_of(tg_call& c) {
+  tg_call::Answers* a = c.answered();
+  return a && a->reason ? std::move(*a->reason) : std::string();
 }
 
 // `valid` lists the verdicts the kind answers, as the header names them.
@@ -71,8 +84,10 @@ PreExecuteFn adapt<HookKind::pre_execute>(PluginPtr p, tg_pre_execute_fn fn, voi
         unknown_verdict(verdict,
                         "TG_PRE_KEEP (0), TG_PRE_ALLOW (1), TG_PRE_ASK (2), TG_PRE_DENY (3)");
     }
-    if (c.reason) v.reason = std::move(*c.reason);
-    v.arguments = std::move(c.new_arguments);
+    if (auto* a = c.answered()) {
+      if (a->reason) v.reason = std::move(*a->reason);
+      v.arguments = std::move(a->new_arguments);
+    }
     return v;
   };
 }
@@ -84,7 +99,7 @@ GuardFn adapt<HookKind::guard>(PluginPtr p, tg_guard_fn fn, void* ud) {
     int32_t verdict = -1;
     check(c, p->invoke([&] { return fn(ud, &c, &verdict); }));
     if (verdict == TG_GUARD_ABSTAIN) return std::nullopt;
-    if (verdict == TG_GUARD_DENY) return c.reason.value_or("");
+    if (verdict == TG_GUARD_DENY) return reason_of(c);
     unknown_verdict(
         verdict, "TG_GUARD_ABSTAIN (0), TG_GUARD_DENY (1)");  // fail closed: never read as abstain
   };
@@ -96,7 +111,7 @@ ExecuteWrapperFn adapt<HookKind::execute_wrapper>(PluginPtr p, tg_execute_wrappe
                                     Next& next) -> const ExecResult& {
     tg_call c(view, AbiStage::wrapper, p.get());
     SignalArena arena;
-    const tg_signal* s = arena.add(signal);
+    const tg_signal* s = arena.add_first(signal);
     tg_next n{&next, {}};
     const tg_result* out = nullptr;
     check(c, p->invoke([&] { return fn(ud, &c, s, &n, &out); }));
@@ -119,9 +134,10 @@ PostExecuteFn adapt<HookKind::post_execute>(PluginPtr p, tg_post_execute_fn fn, 
         v.kind = PostVerdict::Kind::accept;
         break;
       case TG_POST_REPLACE:
-        if (!c.new_result) throw HookFailure("answered REPLACE without set_result");
+        if (!c.answered() || !c.answered()->new_result)
+          throw HookFailure("answered REPLACE without set_result");
         v.kind = PostVerdict::Kind::replace;
-        v.replacement = std::move(*c.new_result);
+        v.replacement = std::move(*c.answered()->new_result);
         break;
       case TG_POST_BLOCK:
         v.kind = PostVerdict::Kind::block;
@@ -129,8 +145,10 @@ PostExecuteFn adapt<HookKind::post_execute>(PluginPtr p, tg_post_execute_fn fn, 
       default:
         unknown_verdict(verdict, "TG_POST_ACCEPT (0), TG_POST_REPLACE (1), TG_POST_BLOCK (2)");
     }
-    if (c.reason) v.reason = std::move(*c.reason);
-    v.contexts = std::move(c.contexts);
+    if (auto* a = c.answered()) {
+      if (a->reason) v.reason = std::move(*a->reason);
+      v.contexts = std::move(a->contexts);
+    }
     return v;
   };
 }
@@ -163,7 +181,7 @@ FsGuardFn adapt<HookKind::fs_guard>(PluginPtr p, tg_fs_guard_fn fn, void* ud) {
     int32_t verdict = -1;
     check(c, p->invoke([&] { return fn(ud, &c, &intent, &verdict); }));
     if (verdict == TG_GUARD_ABSTAIN) return std::nullopt;
-    if (verdict == TG_GUARD_DENY) return c.reason.value_or("");
+    if (verdict == TG_GUARD_DENY) return reason_of(c);
     unknown_verdict(verdict, "TG_GUARD_ABSTAIN (0), TG_GUARD_DENY (1)");
   };
 }
@@ -218,18 +236,20 @@ ToolDefinition adapt_tool(PluginPtr p, tg_init_ctx::PendingTool t) {
   d.execute = [p, fn = t.execute, ud](const ToolContext& ctx) {
     tg_call c(ctx.call, AbiStage::tool_execute, p.get());
     SignalArena arena;
-    const tg_signal* s = arena.add(ctx.signal);
+    const tg_signal* s = arena.add_first(ctx.signal);
     tg_status st = p->invoke([&] { return fn(ud, &c, s); });
+    tg_call::Answers* a = c.answered();
+    const bool explained = a && !a->error.empty();
     if (st == TG_TIMEOUT || st == TG_CANCELLED)
-      return ToolOutput::failure(c.error.empty() ? "the tool stopped on its signal" : c.error,
+      return ToolOutput::failure(explained ? a->error : "the tool stopped on its signal",
                                  st == TG_TIMEOUT ? "timeout" : "cancelled");
-    if (st != TG_OK) return ToolOutput::failure(c.error.empty() ? "the tool failed" : c.error);
-    if (!c.malformed.empty())
-      return ToolOutput::failure("the tool's answer is malformed: " + c.malformed,
+    if (st != TG_OK) return ToolOutput::failure(explained ? a->error : "the tool failed");
+    if (a && !a->malformed.empty())
+      return ToolOutput::failure("the tool's answer is malformed: " + a->malformed,
                                  "snapshot_failed");
-    if (!c.value)
+    if (!a || !a->value)
       return ToolOutput::failure("the tool returned TG_OK without set_value", "snapshot_failed");
-    return ToolOutput::success(std::move(*c.value));
+    return ToolOutput::success(std::move(*a->value));
   };
   if (t.render)
     d.render = [p, fn = t.render, ud](const boost::json::value& value) {
@@ -239,8 +259,9 @@ ToolDefinition adapt_tool(PluginPtr p, tg_init_ctx::PendingTool t) {
       tg_call c(view, AbiStage::tool_render, p.get());
       c.render_value = &value;
       check(c, p->invoke([&] { return fn(ud, &c); }));
-      if (!c.content) throw HookFailure("render returned TG_OK without set_content");
-      return std::move(*c.content);
+      if (!c.answered() || !c.answered()->content)
+        throw HookFailure("render returned TG_OK without set_content");
+      return std::move(*c.answered()->content);
     };
   if (t.finalize_content)
     d.finalize_content = [p, fn = t.finalize_content, ud](ToolResult& result) {
@@ -250,7 +271,7 @@ ToolDefinition adapt_tool(PluginPtr p, tg_init_ctx::PendingTool t) {
       tg_call c(view, AbiStage::tool_finalize, p.get());
       c.finalize_input = &result;
       check(c, p->invoke([&] { return fn(ud, &c); }));
-      if (c.content) result.content = std::move(*c.content);
+      if (c.answered() && c.answered()->content) result.content = std::move(*c.answered()->content);
     };
   // UI cards: the view carries the arguments (arguments_json reads them);
   // a card's result comes in as the finalize input (result_json).
@@ -264,8 +285,9 @@ ToolDefinition adapt_tool(PluginPtr p, tg_init_ctx::PendingTool t) {
     tg_call c(view, stage, p.get());
     c.finalize_input = result;
     check(c, p->invoke([&] { return fn(ud, &c); }));
-    if (!c.content) throw HookFailure("the card callback returned TG_OK without set_content");
-    return std::move(*c.content);
+    if (!c.answered() || !c.answered()->content)
+      throw HookFailure("the card callback returned TG_OK without set_content");
+    return std::move(*c.answered()->content);
   };
   if (t.present_call)
     d.present_call = [card, fn = t.present_call](const boost::json::object& arguments) {

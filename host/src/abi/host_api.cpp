@@ -45,7 +45,7 @@ tg_status safely(Fn&& fn) noexcept {
 std::optional<json::value> parse_from_plugin(tg_call* c, tg_str text, const char* what) {
   std::string why;
   auto v = parse_untrusted(sv(text), 64, &why);
-  if (!v) c->malformed = std::string(what) + " is not valid JSON (" + why + ")";
+  if (!v) c->answers().malformed = std::string(what) + " is not valid JSON (" + why + ")";
   return v;
 }
 
@@ -187,10 +187,44 @@ tg_status call_info(const tg_call* c, tg_call_info* out) {
 tg_status arguments_json(const tg_call* c, tg_str* out) {
   return safely([&]() -> tg_status {
     if (!c || !out) return TG_INVALID_ARGUMENT;
-    if (!c->arguments_text) c->arguments_text = to_json_text(c->view.arguments);
-    *out = ts(*c->arguments_text);
+    if (!c->answers().arguments_text) c->answers().arguments_text = to_json_text(c->view.arguments);
+    *out = ts(*c->answers().arguments_text);
     return TG_OK;
   });
+}
+
+// The member `key` of `o`.  A call's arguments are a handful of short
+// keys: a scan comparing lengths, then bytes in place, beats hashing the
+// key and calling memcmp.  A large object is looked up through its index
+// (a hostile one with many keys costs no more per lookup than Boost.JSON's
+// own find).  Inlined, like lookup below, into the few readers: a guard
+// reading one argument pays for no calls between them.
+[[gnu::always_inline]] inline const json::value* member(const json::object& o,
+                                                        std::string_view key) {
+  if (o.size() > 16) return o.if_contains(key);
+  for (const auto& kv : o) {
+    const json::string_view k = kv.key();
+    if (k.size() != key.size()) continue;
+    std::size_t i = 0;
+    while (i < key.size() && k[i] == key[i]) ++i;
+    if (i == key.size()) return &kv.value();
+  }
+  return nullptr;
+}
+
+// A pointer's first token with its escapes undone (RFC 6901: ~1 is '/',
+// ~0 is '~'): the rare path, kept out of the common one.
+std::string unescape_token(std::string_view token) {
+  std::string out;
+  for (std::size_t i = 0; i < token.size(); ++i) {
+    if (token[i] == '~' && i + 1 < token.size() && (token[i + 1] == '0' || token[i + 1] == '1')) {
+      out += token[i + 1] == '0' ? '~' : '/';
+      ++i;
+    } else {
+      out += token[i];
+    }
+  }
+  return out;
 }
 
 // One value by RFC 6901 JSON Pointer inside `root`, without a copy: the
@@ -198,45 +232,37 @@ tg_status arguments_json(const tg_call* c, tg_str* out) {
 // both objects the host keeps parsed, read by this one lookup.  Returns
 // nullptr with *st set when nothing is there; `whole` is set for "", the
 // object itself.
-const json::value* lookup(const json::object* root, const char* pointer, tg_status* st,
-                          bool* whole) {
+[[gnu::always_inline]] inline const json::value* lookup(const json::object* root,
+                                                        const char* pointer, tg_status* st,
+                                                        bool* whole) {
   *whole = false;
   if (!root || !pointer) {
     *st = TG_INVALID_ARGUMENT;
     return nullptr;
   }
-  json::string_view p(pointer);
-  if (p.empty()) {
+  if (pointer[0] == '\0') {
     *whole = true;
     *st = TG_OK;
     return nullptr;
   }
-  if (p[0] != '/') {
+  if (pointer[0] != '/') {
     *st = TG_INVALID_ARGUMENT;
     return nullptr;
   }
-  // find_pointer works on a value; look up the first token by hand and the
-  // rest on the member value, so no copy of the root is made.
-  auto slash = p.find('/', 1);
-  json::string_view key =
-      p.substr(1, slash == json::string_view::npos ? json::string_view::npos : slash - 1);
-  // Unescape ~1 and ~0 in the first token (RFC 6901); most keys have no
-  // '~' and are looked up where they stand, without a copy.
-  std::string unescaped;
-  if (key.find('~') != json::string_view::npos) {
-    for (std::size_t i = 0; i < key.size(); ++i) {
-      if (key[i] == '~' && i + 1 < key.size() && (key[i + 1] == '0' || key[i + 1] == '1')) {
-        unescaped += key[i + 1] == '0' ? '~' : '/';
-        ++i;
-      } else {
-        unescaped += key[i];
-      }
-    }
-    key = unescaped;
+  // The first token, in one pass: where it ends and whether it holds an
+  // escape.  (Hooks read "/path" or "/command" on every call: this lookup
+  // is a large part of what a small guard costs.)
+  const char* end = pointer + 1;
+  bool escaped = false;
+  for (; *end && *end != '/'; ++end) escaped |= *end == '~';
+  const std::string_view token(pointer + 1, static_cast<std::size_t>(end - pointer - 1));
+  const json::value* v = escaped ? member(*root, unescape_token(token)) : member(*root, token);
+  // find_pointer works on a value: the rest of the pointer is looked up on
+  // the member, so no copy of the root is made.
+  if (v && *end) {
+    boost::system::error_code ec;
+    v = v->find_pointer(json::string_view(end), ec);
   }
-  boost::system::error_code ec;
-  const json::value* v = root->if_contains(key);
-  if (v && slash != json::string_view::npos) v = v->find_pointer(p.substr(slash), ec);
   *st = v ? TG_OK : TG_NOT_FOUND;
   return v;
 }
@@ -342,7 +368,7 @@ tg_status arg_get(const tg_call* c, const char* pointer, tg_json_value* out) {
     tg_status st = get_value(c ? &c->view.arguments : nullptr, pointer, out, &why);
     // The call's error message is what the host reports if the callback
     // then fails; a message of the plugin's own is kept.
-    if (!why.empty() && c && c->error.empty()) c->error = "arg_get: " + why;
+    if (!why.empty() && c && c->answers().error.empty()) c->answers().error = "arg_get: " + why;
     return st;
   });
 }
@@ -353,7 +379,8 @@ tg_status client_context_get(const tg_call* c, const char* pointer, tg_json_valu
     const auto& context = c ? c->view.identity.client_context : nullptr;
     std::string why;
     tg_status st = get_value(context ? context.get() : &nothing, pointer, out, &why);
-    if (!why.empty() && c && c->error.empty()) c->error = "client_context_get: " + why;
+    if (!why.empty() && c && c->answers().error.empty())
+      c->answers().error = "client_context_get: " + why;
     return st;
   });
 }
@@ -383,19 +410,19 @@ int32_t call_outcome(const tg_call* c) {
 tg_status result_json(const tg_call* c, tg_str* out) {
   return safely([&]() -> tg_status {
     if (!c || !out) return TG_INVALID_ARGUMENT;
-    if (!c->result_text) {
+    if (!c->answers().result_text) {
       if (c->stage == AbiStage::observer && c->outcome)
-        c->result_text = to_json_text(c->outcome->to_json());
+        c->answers().result_text = to_json_text(c->outcome->to_json());
       else if ((c->stage == AbiStage::tool_finalize || c->stage == AbiStage::tool_present_result) &&
                c->finalize_input)
-        c->result_text = to_json_text(c->finalize_input->to_json());
+        c->answers().result_text = to_json_text(c->finalize_input->to_json());
       else if (const auto* candidate =
                    c->stage == AbiStage::post_execute ? c->view.candidate() : nullptr)
-        c->result_text = to_json_text(*candidate);
+        c->answers().result_text = to_json_text(*candidate);
       else
         return TG_WRONG_STAGE;
     }
-    *out = ts(*c->result_text);
+    *out = ts(*c->answers().result_text);
     return TG_OK;
   });
 }
@@ -404,8 +431,8 @@ tg_status value_json(const tg_call* c, tg_str* out) {
   return safely([&]() -> tg_status {
     if (!c || !out) return TG_INVALID_ARGUMENT;
     if (c->stage != AbiStage::tool_render || !c->render_value) return TG_WRONG_STAGE;
-    if (!c->value_text) c->value_text = to_json_text(*c->render_value);
-    *out = ts(*c->value_text);
+    if (!c->answers().value_text) c->answers().value_text = to_json_text(*c->render_value);
+    *out = ts(*c->answers().value_text);
     return TG_OK;
   });
 }
@@ -415,7 +442,7 @@ tg_status value_json(const tg_call* c, tg_str* out) {
 void set_error(const tg_call* c, const char* message) {
   safely([&] {
     // No status to refuse with: invalid UTF-8 is replaced (U+FFFD), not kept.
-    if (c) c->error = to_valid_utf8(message ? message : "");
+    if (c) c->answers().error = to_valid_utf8(message ? message : "");
     return TG_OK;
   });
 }
@@ -428,7 +455,7 @@ tg_status set_reason(const tg_call* c, tg_str reason) {
     if (!c) return TG_INVALID_ARGUMENT;
     if (!may(c, abi_right::set_reason)) return TG_WRONG_STAGE;
     if (!valid_utf8(sv(reason))) return TG_INVALID_ARGUMENT;
-    c->reason = std::string(sv(reason));
+    c->answers().reason = std::string(sv(reason));
     return TG_OK;
   });
 }
@@ -440,10 +467,10 @@ tg_status set_arguments(tg_call* c, tg_str text) {
     auto v = parse_from_plugin(c, text, "replacement arguments");
     if (!v) return TG_INVALID_ARGUMENT;
     if (!v->is_object()) {
-      c->malformed = "replacement arguments must be a JSON object";
+      c->answers().malformed = "replacement arguments must be a JSON object";
       return TG_INVALID_ARGUMENT;
     }
-    c->new_arguments = std::move(v->get_object());
+    c->answers().new_arguments = std::move(v->get_object());
     return TG_OK;
   });
 }
@@ -454,7 +481,7 @@ tg_status set_result(tg_call* c, tg_str text) {
     if (!may(c, abi_right::set_result)) return TG_WRONG_STAGE;
     auto v = parse_from_plugin(c, text, "the replacement result");
     if (!v) return TG_INVALID_ARGUMENT;
-    c->new_result = std::move(*v);
+    c->answers().new_result = std::move(*v);
     return TG_OK;
   });
 }
@@ -464,7 +491,7 @@ tg_status add_context(tg_call* c, tg_str text) {
     if (!c) return TG_INVALID_ARGUMENT;
     if (!may(c, abi_right::add_context)) return TG_WRONG_STAGE;
     if (!valid_utf8(sv(text))) return TG_INVALID_ARGUMENT;
-    c->contexts.emplace_back(sv(text));
+    c->answers().contexts.emplace_back(sv(text));
     return TG_OK;
   });
 }
@@ -475,7 +502,7 @@ tg_status set_value(tg_call* c, tg_str text) {
     if (!may(c, abi_right::set_value)) return TG_WRONG_STAGE;
     auto v = parse_from_plugin(c, text, "the tool's value");
     if (!v) return TG_INVALID_ARGUMENT;
-    c->value = std::move(*v);
+    c->answers().value = std::move(*v);
     return TG_OK;
   });
 }
@@ -487,10 +514,10 @@ tg_status set_content(tg_call* c, tg_str text) {
     auto v = parse_from_plugin(c, text, "the content");
     if (!v) return TG_INVALID_ARGUMENT;
     if (!v->is_array()) {
-      c->malformed = "content must be a JSON array of content blocks";
+      c->answers().malformed = "content must be a JSON array of content blocks";
       return TG_INVALID_ARGUMENT;
     }
-    c->content = std::move(v->get_array());
+    c->answers().content = std::move(v->get_array());
     return TG_OK;
   });
 }
@@ -573,10 +600,10 @@ tg_status fs_intent(tg_call* c, int32_t kind, tg_str path, tg_str* out_path, tg_
     if (c->stage != AbiStage::tool_execute) return TG_WRONG_STAGE;
     auto d = detail::fs_intent(
         c->view, kind == TG_FS_WRITE ? FsIntentKind::write : FsIntentKind::edit, sv(path));
-    c->fs_path = std::move(d.path);
-    c->fs_reason = d.allowed ? std::string() : d.reason + " (" + d.source + ")";
-    if (out_path) *out_path = ts(c->fs_path);
-    if (out_reason) *out_reason = ts(c->fs_reason);
+    c->answers().fs_path = std::move(d.path);
+    c->answers().fs_reason = d.allowed ? std::string() : d.reason + " (" + d.source + ")";
+    if (out_path) *out_path = ts(c->answers().fs_path);
+    if (out_reason) *out_reason = ts(c->answers().fs_reason);
     return d.allowed ? TG_OK : TG_DENIED;
   });
 }

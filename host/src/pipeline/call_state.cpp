@@ -48,9 +48,9 @@ void CallState::emit(std::string_view type, boost::json::object data) const {
   bus.publish(std::move(e));
 }
 
-void CallState::record(std::string_view stage, std::string_view source, std::string_view verdict,
-                       std::chrono::nanoseconds took, boost::json::object extra) {
-  if (!tracing) return;
+void CallState::append_trail(std::string_view stage, std::string_view source,
+                             std::string_view verdict, std::chrono::nanoseconds took,
+                             boost::json::object extra) {
   trail.push_back(TrailEntry{stage, source, verdict, took.count(), std::move(extra)});
   if (bus.active()) emit("hook/result", trail.back().to_json());
 }

@@ -16,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace toolgate::detail {
@@ -133,14 +134,32 @@ struct CallState {
   HookCall post_execute_view() const;
   const HookContext* context() const { return &context_; }
   void emit(std::string_view type, boost::json::object data) const;
+  // A trail entry, kept only while tracing (nobody reads it otherwise).
+  // The entry's extra fields come from `extra`, a function called only
+  // then: a call without observers builds no JSON for its trail.
   void record(std::string_view stage, std::string_view source, std::string_view verdict,
-              std::chrono::nanoseconds took, boost::json::object extra = {});
+              std::chrono::nanoseconds took) {
+    if (tracing) append_trail(stage, source, verdict, took, {});
+  }
+  template <class MakeExtra>
+  requires std::is_invocable_r_v<boost::json::object, MakeExtra>
+  void record(std::string_view stage, std::string_view source, std::string_view verdict,
+              std::chrono::nanoseconds took, MakeExtra&& extra) {
+    if (tracing) append_trail(stage, source, verdict, took, extra());
+  }
+  void record(std::string_view stage, std::string_view source, std::string_view verdict,
+              std::chrono::nanoseconds took, boost::json::object extra) {
+    if (tracing) append_trail(stage, source, verdict, took, std::move(extra));
+  }
   // Ends the call as a failure (straight to normalization).
   void fail(std::string_view code, std::string message, std::string_view stage, std::string source);
   // Ends the call as a denial (post-execute still runs).
   void deny(std::string_view code, std::string message, std::string_view stage, std::string source);
 
  private:
+  void append_trail(std::string_view stage, std::string_view source, std::string_view verdict,
+                    std::chrono::nanoseconds took, boost::json::object extra);
+
   HookContext context_{const_cast<CallState*>(this), false};
   HookContext post_execute_context_{const_cast<CallState*>(this), true};
 };

@@ -18,23 +18,50 @@
 namespace toolgate::detail {
 namespace {
 
+using Results = StableArena<ExecResult, 2>;
+
+// Where the onion's results live for the whole call: one arena per caller
+// of Chain::run -- run_execute (slot 0) and the next() of wrapper i (slot
+// i + 1).  A result is built once, in the arena of the level that made it
+// (the body's, or a wrapper's own failure), and handed up the onion by
+// reference: a wrapper returning what next() gave it moves and copies
+// nothing.
+class ResultSlots {
+ public:
+  explicit ResultSlots(std::size_t n) {
+    if (n > inline_.size()) heap_ = std::make_unique<std::optional<Results>[]>(n);
+  }
+  Results& operator[](std::size_t i) {
+    auto& slot = heap_ ? heap_[i] : inline_[i];
+    if (!slot) slot.emplace();
+    return *slot;
+  }
+
+ private:
+  std::array<std::optional<Results>, 3> inline_;  // up to two wrappers
+  std::unique_ptr<std::optional<Results>[]> heap_;
+};
+
 struct Chain {
+  explicit Chain(CallState& state) : s(state), slots(state.gen.wrappers.size() + 1) {}
   CallState& s;
-  StableArena<ExecResult, 2> arena;  // stable addresses for the whole call
+  ResultSlots slots;
   // The first wrapper failure is sticky: an outer wrapper (say, a retry)
   // cannot launder a broken inner wrapper into a success.
   std::optional<ExecResult> wrapper_failure;
 
-  ExecResult run(std::size_t from, const std::shared_ptr<Signal>& signal);
+  // The result of the wrappers from `from` inwards and the body; a result
+  // made at this level is kept in `into`.
+  const ExecResult& run(std::size_t from, const std::shared_ptr<Signal>& signal, Results& into);
   ExecResult body(const std::shared_ptr<Signal>& signal);
 };
 
 class ChainNext final : public Next {
  public:
   ChainNext(Chain& c, std::size_t from) : chain_(c), from_(from) {}
-  const ExecResult& operator()(std::shared_ptr<Signal> signal) override {
+  const ExecResult& operator()(const std::shared_ptr<Signal>& signal) override {
     if (!signal) throw std::invalid_argument("next() needs a signal");
-    const ExecResult& r = chain_.arena.emplace_back(chain_.run(from_, signal));
+    const ExecResult& r = chain_.run(from_, signal, chain_.slots[from_]);
     issued_.emplace_back(&r);
     return r;
   }
@@ -61,11 +88,12 @@ ExecResult wrapper_error(const std::string& id, std::string message) {
                     id};
 }
 
-ExecResult Chain::run(std::size_t from, const std::shared_ptr<Signal>& signal) {
+const ExecResult& Chain::run(std::size_t from, const std::shared_ptr<Signal>& signal,
+                             Results& into) {
   const auto& wrappers = s.gen.wrappers;
   std::size_t i = from;
-  while (i < wrappers.size() && !wrappers[i].filter.matches(s.identity.tool)) ++i;
-  if (i == wrappers.size()) return body(signal);
+  while (i < wrappers.size() && !applies(wrappers[i], s)) ++i;
+  if (i == wrappers.size()) return into.emplace_back(body(signal));
 
   const auto& w = wrappers[i];
   const auto& kind = info(HookKind::execute_wrapper);
@@ -73,27 +101,23 @@ ExecResult Chain::run(std::size_t from, const std::shared_ptr<Signal>& signal) {
   const ExecResult* chosen = nullptr;
   auto run =
       invoke_hook(s, kind.stage, w, [&] { chosen = &w.fn(s.view(kind.stage), signal, next); });
-  ExecResult out;
-  bool own_failure = true;
-  if (!run.ok) {
-    out = wrapper_error(w.id, "execute wrapper " + w.id + " failed: " + run.error);
-  } else if (!next.issued(chosen)) {
-    out = wrapper_error(w.id,
-                        "execute wrapper " + w.id + " returned a result it did not get from next");
-  } else {
-    // The chosen entry belongs to this chain and nothing reads it after the
-    // wrapper has returned (its handles die with the callback): move, not copy.
-    out = std::move(*const_cast<ExecResult*>(chosen));
-    own_failure = false;
+  const ExecResult* out = chosen;
+  if (!run.ok)
+    out = &into.emplace_back(
+        wrapper_error(w.id, "execute wrapper " + w.id + " failed: " + run.error));
+  else if (!next.issued(chosen))
+    out = &into.emplace_back(wrapper_error(
+        w.id, "execute wrapper " + w.id + " returned a result it did not get from next"));
+  if (s.tracing) {
+    boost::json::object extra;
+    if (out->is_error) extra["code"] = out->error_code;
+    if (out != chosen) extra["error"] = out->message;
+    s.record(kind.stage, w.id, out->is_error ? "error" : "ok", run.took, std::move(extra));
   }
-  boost::json::object extra;
-  if (out.is_error) extra["code"] = out.error_code;
-  if (own_failure) extra["error"] = out.message;
-  s.record(kind.stage, w.id, out.is_error ? "error" : "ok", run.took, std::move(extra));
-  if (out.is_error && out.error_code == error_code::plugin_error && out.source == w.id &&
+  if (out->is_error && out->error_code == error_code::plugin_error && out->source == w.id &&
       !wrapper_failure)
-    wrapper_failure = out;
-  return out;
+    wrapper_failure = *out;
+  return *out;
 }
 
 }  // namespace
@@ -139,8 +163,9 @@ ExecResult body_result(CallState& s, ToolOutput out, bool ok, const std::string&
     else
       r.error_code = error_code::tool_error;
   }
-  s.record(stage::tool_body, tool.def.name, r.is_error ? "error" : "ok", took,
-           r.is_error ? boost::json::object{{"code", r.error_code}} : boost::json::object{});
+  s.record(stage::tool_body, tool.def.name, r.is_error ? "error" : "ok", took, [&] {
+    return r.is_error ? boost::json::object{{"code", r.error_code}} : boost::json::object{};
+  });
   return r;
 }
 
@@ -215,14 +240,16 @@ bool body_runs_async(const CallState& s) {
 }
 
 void run_execute(CallState& s) {
-  Chain chain{s, {}, {}};
-  ExecResult r = chain.run(0, s.signal);
+  Chain chain(s);
+  if (s.gen.wrappers.empty()) return take_body_result(s, chain.body(s.signal));
+  const ExecResult& r = chain.run(0, s.signal, chain.slots[0]);
   if (chain.wrapper_failure) {
     auto& f = *chain.wrapper_failure;
     s.fail(f.error_code, f.message, f.stage, f.source);
     return;
   }
-  take_body_result(s, std::move(r));
+  // Every level has returned: nothing reads the chain's results again.
+  take_body_result(s, std::move(const_cast<ExecResult&>(r)));
 }
 
 void take_body_result(CallState& s, ExecResult r) {
@@ -258,8 +285,9 @@ void take_body_result(CallState& s, ExecResult r) {
     std::string what;
     auto start = s.now();
     bool ok = guarded([&] { content = def.render(r.value); }, &what);
-    s.record(stage::render, def.name, ok ? "ok" : "failed", s.now() - start,
-             ok ? boost::json::object{} : boost::json::object{{"error", what}});
+    s.record(stage::render, def.name, ok ? "ok" : "failed", s.now() - start, [&] {
+      return ok ? boost::json::object{} : boost::json::object{{"error", what}};
+    });
     if (!ok) {
       s.fail(error_code::tool_error, "render of tool " + def.name + " " + what, stage::render,
              def.name);

@@ -19,23 +19,32 @@ static std::chrono::milliseconds coarse_now() {
 }
 
 void run_guards(CallState& s) {
+  if (s.gen.guards.empty()) return;
   boost::json::array denials;
   std::string message;
   const auto deadline = s.options.guard_deadline;
   // Guards are sorted by id (loading/stack.cpp): the report is deterministic.
   const auto& kind = info(HookKind::guard);
+  // Guards change nothing a view shows (the arguments are final, the
+  // decision made): every guard gets the same one.
+  const HookCall view = s.view(kind.stage);
+  // One clock read per boundary between guards: a guard's time runs from
+  // the end of the one before it.  With a trail or event subscribers,
+  // recording a verdict does work of its own (events are published), which
+  // the next guard is not charged for: the clock is read again.
+  std::chrono::milliseconds mark =
+      deadline.count() > 0 ? coarse_now() : std::chrono::milliseconds{};
   for (const auto& g : s.gen.guards) {
+    if (s.tracing && deadline.count() > 0) mark = coarse_now();
     std::optional<std::string> reason;
-    std::chrono::milliseconds coarse_start{};
-    auto run = invoke_hook(s, kind.stage, g, [&] {
-      if (deadline.count() > 0) coarse_start = coarse_now();
-      reason = g.fn(s.view(kind.stage));
-    });
+    auto run = invoke_hook(s, kind.stage, g, [&] { reason = g.fn(view); });
     if (!run.ran) continue;
     if (deadline.count() > 0) {
       // Over its deadline, a guard's answer does not count, whatever it
       // was: fail closed (shadow mode included, like any guard failure).
-      auto spent = coarse_now() - coarse_start;
+      const auto now = coarse_now();
+      const auto spent = now - mark;
+      mark = now;
       if (spent > deadline) {
         s.record(kind.stage, g.id, "timeout", run.took, {{"ms", spent.count()}});
         s.fail(error_code::timeout,

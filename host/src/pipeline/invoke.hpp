@@ -20,12 +20,18 @@ struct Invocation {
   std::chrono::nanoseconds took{0};
 };
 
+// Whether `hook` runs for this call's tool.  Most hooks have no tool
+// list: they apply to every tool without matching a pattern.
+inline bool applies(const HookInfo& hook, const CallState& s) {
+  return hook.filter.empty() || hook.filter.matches(s.identity.tool);
+}
+
 // Runs `fn` (which calls the hook and keeps its answer) if `hook` applies
 // to this call's tool.
 template <class Hook, class Fn>
 Invocation invoke_hook(CallState& s, std::string_view stage, const Hook& hook, Fn&& fn) {
   Invocation r;
-  if (!hook.filter.matches(s.identity.tool)) return r;
+  if (!applies(hook, s)) return r;
   r.ran = true;
   if (s.bus.active()) s.emit("hook/invoked", {{"stage", stage}, {"source", hook.id}});
   auto start = s.now();

@@ -101,8 +101,9 @@ void run_post_execute(CallState& s) {
       if (auto problem = reword_denial(s.take_candidate().as_object(), v.replacement);
           !problem.empty())
         return hook_failed(s, kind, hook, run, problem);
-    s.record(kind.stage, hook.id, name, run.took,
-             v.reason.empty() ? boost::json::object{} : boost::json::object{{"reason", v.reason}});
+    s.record(kind.stage, hook.id, name, run.took, [&] {
+      return v.reason.empty() ? boost::json::object{} : boost::json::object{{"reason", v.reason}};
+    });
     for (auto& c : v.contexts)
       s.contexts.push_back({s.batch.next_ticket.fetch_add(1), std::move(c)});
 

@@ -37,17 +37,17 @@ void run_pre_execute(CallState& s) {
         return hook_failed(s, kind, hook, run,
                            "rewrote the arguments with a non-finite number (NaN or infinity) at " +
                                *at + ", which JSON cannot carry");
-    boost::json::object extra;
-    if (v.arguments && *v.arguments != s.arguments()) {
+    if (s.tracing) {
+      boost::json::object extra;
       // Rewrites are attributed: the trail and the event log keep both sides.
-      if (s.tracing) {
+      if (v.arguments && *v.arguments != s.arguments()) {
         extra["arguments_before"] = s.arguments();
         extra["arguments_after"] = *v.arguments;
       }
-      s.rewritten = std::move(*v.arguments);
+      if (!v.reason.empty()) extra["reason"] = v.reason;
+      s.record(kind.stage, hook.id, name, run.took, std::move(extra));
     }
-    if (!v.reason.empty()) extra["reason"] = v.reason;
-    s.record(kind.stage, hook.id, name, run.took, std::move(extra));
+    if (v.arguments && *v.arguments != s.arguments()) s.rewritten = std::move(*v.arguments);
     switch (v.kind) {
       case PreVerdict::Kind::keep:
         break;
