@@ -3,9 +3,12 @@
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/value_stack.hpp>
 
+#include <boost/container/small_vector.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <deque>
 #include <vector>
 
 namespace toolgate::detail {
@@ -18,6 +21,12 @@ namespace {
 // and checks each object's keys when the object closes.  Small objects are
 // compared pairwise; large ones are sorted, so a hostile object with many
 // keys costs n log n, not n squared.
+//
+// The open objects' keys are kept as views: into the text being parsed
+// when the parser hands a key over whole from it (the usual case: no
+// escapes), or into a copy kept for the parse when it came in pieces.  A
+// typical call's keys and nesting fit the inline buffers: the check
+// allocates nothing.
 class Handler {
  public:
   static constexpr std::size_t max_object_size = json::object::max_size();
@@ -25,13 +34,10 @@ class Handler {
   static constexpr std::size_t max_key_size = json::string::max_size();
   static constexpr std::size_t max_string_size = json::string::max_size();
 
-  Handler(unsigned char* temp, std::size_t temp_size) : st(json::storage_ptr(), temp, temp_size) {
-    // A typical call's keys fit without growing: a few allocations per
-    // parse instead of one per key.
-    key_chars_.reserve(256);
-    keys_.reserve(32);
-    frames_.reserve(8);
-  }
+  Handler(unsigned char* temp, std::size_t temp_size) : st(json::storage_ptr(), temp, temp_size) {}
+
+  // The text the parser is given: a key inside it is kept as a view.
+  void set_input(std::string_view text) { input_ = text; }
 
   json::value_stack st;
 
@@ -62,11 +68,8 @@ class Handler {
       ec = json::error::syntax;  // stops the parser; `duplicate` says why
       return false;
     }
-    // The closed object's keys are the last ones, and their characters the
-    // last in key_chars_.
-    const std::size_t first = frames_.back().first_key;
-    if (first < keys_.size()) key_chars_.resize(keys_[first].offset);
-    keys_.resize(first);
+    // The closed object's keys are the last ones.
+    keys_.resize(frames_.back().first_key);
     frames_.pop_back();
     st.push_object(n);
     return true;
@@ -82,16 +85,20 @@ class Handler {
     return true;
   }
   bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
-    key_chars_.append(s.data(), s.size());
-    key_part_ += s.size();
+    key_part_.append(s.data(), s.size());
     st.push_chars(s);
     return true;
   }
   bool on_key(json::string_view s, std::size_t, json::error_code&) {
-    const std::size_t offset = key_chars_.size() - key_part_;
-    key_chars_.append(s.data(), s.size());
-    keys_.push_back({offset, key_part_ + s.size()});
-    key_part_ = 0;
+    const bool in_input = key_part_.empty() && s.data() >= input_.data() &&
+                          s.data() + s.size() <= input_.data() + input_.size();
+    if (in_input) {
+      keys_.emplace_back(s.data(), s.size());
+    } else {
+      key_part_.append(s.data(), s.size());
+      keys_.emplace_back(owned_keys_.emplace_back(std::move(key_part_)));
+      key_part_.clear();
+    }
     if (locating && frames_.back().ordinal == duplicate_object &&
         key(keys_.size() - 1) == duplicate_key)
       ++found;
@@ -170,9 +177,7 @@ class Handler {
   }
 
   // The i-th open key.
-  std::string_view key(std::size_t i) const {
-    return std::string_view(key_chars_).substr(keys_[i].offset, keys_[i].size);
-  }
+  std::string_view key(std::size_t i) const { return keys_[i]; }
 
   bool has_duplicate(std::size_t first) {
     const std::size_t n = keys_.size() - first;
@@ -211,15 +216,15 @@ class Handler {
     return out;
   }
 
-  // The keys of every open object, outermost first: their characters one
-  // after another in key_chars_ (a closed object's are the last, and go).
-  struct KeyRef {
-    std::size_t offset, size;
-  };
-  std::string key_chars_;
-  std::vector<KeyRef> keys_;
-  std::size_t key_part_ = 0;  // characters of the key being read, so far
-  std::vector<Frame> frames_;
+  // The keys of every open object, outermost first (a closed object's are
+  // the last, and go).
+  std::string_view input_;
+  boost::container::small_vector<std::string_view, 32> keys_;
+  // Keys that came in pieces (escapes, or split by the parser's buffer),
+  // put together; a deque, so the views of earlier ones stay valid.
+  std::deque<std::string> owned_keys_;
+  std::string key_part_;  // the pieces of the key being read, so far
+  boost::container::small_vector<Frame, 8> frames_;
   std::vector<std::string_view> sorted_;
   std::size_t objects_seen_ = 0;
 };
@@ -260,6 +265,7 @@ std::size_t copies_within(std::string_view text, std::size_t n, const StrictJson
   unsigned char temp[256];
   json::basic_parser<Handler> p(parser_options(options), temp, sizeof temp);
   Handler& h = p.handler();
+  h.set_input(text);
   h.locating = true;
   h.duplicate_key = first_pass.duplicate_key;
   h.duplicate_object = first_pass.duplicate_object;
@@ -303,6 +309,7 @@ std::size_t locate_error(std::string_view text, const StrictJsonOptions& options
   auto refused = [&](std::size_t n) {
     unsigned char temp[256];
     json::basic_parser<Handler> p(parser_options(options), temp, sizeof temp);
+    p.handler().set_input(text);
     json::error_code ec;
     p.write_some(true, text.data(), n, ec);
     return static_cast<bool>(ec);
@@ -390,6 +397,7 @@ std::optional<json::value> parse_strict(std::string_view text, const StrictJsonO
   if (repaired) text = *repaired;
   unsigned char temp[BOOST_JSON_STACK_BUFFER_SIZE];
   json::basic_parser<Handler> p(parser_options(options), temp, sizeof temp);
+  p.handler().set_input(text);
   json::error_code ec;
   std::size_t used = p.write_some(false, text.data(), text.size(), ec);
   if (!ec && used < text.size()) ec = json::error::extra_data;

@@ -73,6 +73,25 @@ TEST(StrictJson, ComparesKeysAfterUnescaping) {
   EXPECT_EQ(e.column, 8u);  // the escaped copy's opening quote
 }
 
+TEST(StrictJson, KeysThatComeInPiecesAreComparedWhole) {
+  // Keys longer than the parser's buffer, with escapes, reach the check in
+  // pieces; so do many escaped keys in one object.  Equal ones are
+  // refused, and ones that differ only at the end are not confused.
+  const std::string body(9000, 'x');
+  const std::string a = "\"" + body + "\\u0061\"", a_plain = "\"" + body + "a\"";
+  const std::string b = "\"" + body + "\\u0062\"";
+  auto e = refused("{" + a + ":1,\"k\":{\"" + std::string(70, 'y') + "\\n\":0}," + a_plain + ":2}");
+  EXPECT_TRUE(e.duplicate_key);
+  EXPECT_EQ(e.key, body + "a");
+  StrictJsonError none;
+  EXPECT_TRUE(parse_strict("{" + a + ":1," + b + ":2}", {}, &none)) << none.message;
+  std::string many = "{";
+  for (int i = 0; i < 40; ++i)
+    many += "\"\\u00" + std::to_string(30 + i % 10) + std::to_string(i) + "\":0,";
+  EXPECT_TRUE(parse_strict(many + "\"z\":0}", {}, &none)) << none.message;
+  EXPECT_EQ(refused(many + "\"\\u00377\":1}").key, "77");  // the key of i = 7
+}
+
 TEST(StrictJson, FindsADuplicateAmongManyKeys) {
   // Over the pairwise threshold: the sorted check.  Also cheap for a
   // hostile object with many distinct keys.

@@ -102,6 +102,9 @@ struct CallState {
   // execute hooks read it as JSON (built once, on first use); a hook that
   // replaces or blocks the result drops it (take_candidate()).
   std::optional<ToolResult> produced;
+  // `produced`'s content is the one text block the default render made
+  // from its value (normalization need not check its shape again).
+  bool content_rendered_by_host = false;
   bool candidate_built = false;
   // The candidate as result-shape JSON, for reading.
   const boost::json::value& candidate_json() {

@@ -295,6 +295,7 @@ void take_body_result(CallState& s, ExecResult r) {
     }
   } else {
     content = default_render(r.value);
+    s.content_rendered_by_host = true;
   }
   s.produced = ToolResult::success(std::move(r.value), std::move(content));
   s.candidate_writer = def.name;

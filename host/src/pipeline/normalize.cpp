@@ -37,11 +37,24 @@ static std::string snapshot_problem(boost::json::value& candidate, std::size_t m
 }
 
 // The same checks on a result the engine built itself (no JSON round trip):
-// the tool's value and content still come from tool code.
-static std::string check_produced(const ToolResult& r, std::size_t max_bytes) {
+// the tool's value and content still come from tool code.  Content the
+// engine rendered from the value (`host_rendered`: one text block, made by
+// the default render) has the engine's shape and the value's text, or the
+// value's JSON: only its size is counted, its text still scanned.
+static std::string check_produced(const ToolResult& r, std::size_t max_bytes, bool host_rendered) {
   std::size_t bytes = 0;
   for (std::size_t i = 0; i < r.content.size(); ++i) {
     std::string at = "/content/" + std::to_string(i);
+    if (host_rendered) {
+      // {"type":"text","text":} around the text's own JSON.
+      constexpr std::size_t frame = sizeof(R"({"type":"text","text":})") - 1;
+      bytes += frame;
+      if (auto p =
+              scan_problem(r.content[i].as_object().at("text"), max_bytes, at + "/text", bytes);
+          !p.empty())
+        return p;
+      continue;
+    }
     if (auto p = scan_problem(r.content[i], max_bytes, at, bytes); !p.empty()) return p;
     if (auto p = check_content_block(r.content[i]); !p.empty()) return at + ": " + p;
   }
@@ -60,9 +73,10 @@ void run_normalize(CallState& s) {
     return;
   }
   std::optional<ToolResult> snap;
-  std::string problem = s.produced
-                            ? check_produced(*s.produced, s.options.max_result_bytes)
-                            : snapshot_problem(s.candidate, s.options.max_result_bytes, snap);
+  std::string problem =
+      s.produced
+          ? check_produced(*s.produced, s.options.max_result_bytes, s.content_rendered_by_host)
+          : snapshot_problem(s.candidate, s.options.max_result_bytes, snap);
   if (s.produced && problem.empty()) snap = std::move(s.produced);
   if (problem.empty() && s.path == CallPath::denied &&
       (!snap->is_error || snap->error->code != s.error->code))
