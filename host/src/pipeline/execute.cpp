@@ -260,8 +260,11 @@ void take_body_result(CallState& s, ExecResult r) {
     return;
   }
   const auto& def = s.tool->def;
-  if (auto at = find_non_finite(r.value)) {
-    // Caught before rendering, which would have to write it.
+  // Caught before rendering, which would have to write it.  Only a number,
+  // array or object can hold one: a string or other scalar value (most
+  // tools' results) is not walked.
+  const bool may_hold_number = r.value.is_double() || r.value.is_structured();
+  if (auto at = may_hold_number ? find_non_finite(r.value) : std::nullopt) {
     s.produced =
         ToolResult::failure(error_code::snapshot_failed,
                             "the result from " + def.name + " could not be snapshotted: " +

@@ -34,10 +34,12 @@ void run_guards(CallState& s) {
   // the next guard is not charged for: the clock is read again.
   std::chrono::milliseconds mark =
       deadline.count() > 0 ? coarse_now() : std::chrono::milliseconds{};
+  Laps laps;
   for (const auto& g : s.gen.guards) {
     if (s.tracing && deadline.count() > 0) mark = coarse_now();
     std::optional<std::string> reason;
-    auto run = invoke_hook(s, kind.stage, g, [&] { reason = g.fn(view); });
+    auto run = invoke_hook(
+        s, kind.stage, g, [&] { reason = g.fn(view); }, &laps);
     if (!run.ran) continue;
     if (deadline.count() > 0) {
       // Over its deadline, a guard's answer does not count, whatever it
