@@ -57,7 +57,7 @@ class Handler {
 
   bool on_object_begin(json::error_code&) {
     note_value();
-    frames_.push_back({true, keys_.size(), objects_seen_++, 0});
+    frames_.push_back({true, keys_.size(), objects_seen_++, 0, owned_keys_.size()});
     return true;
   }
   bool on_object_end(std::size_t n, json::error_code& ec) {
@@ -68,15 +68,17 @@ class Handler {
       ec = json::error::syntax;  // stops the parser; `duplicate` says why
       return false;
     }
-    // The closed object's keys are the last ones.
+    // The closed object's keys are the last ones (and the copies of its
+    // keys that came in pieces, the last owned ones).
     keys_.resize(frames_.back().first_key);
+    owned_keys_.resize(frames_.back().first_owned);
     frames_.pop_back();
     st.push_object(n);
     return true;
   }
   bool on_array_begin(json::error_code&) {
     note_value();
-    frames_.push_back({false, 0, 0, 0});
+    frames_.push_back({false, 0, 0, 0, 0});
     return true;
   }
   bool on_array_end(std::size_t n, json::error_code&) {
@@ -166,9 +168,10 @@ class Handler {
  private:
   struct Frame {
     bool object;
-    std::size_t first_key;  // objects: where this object's keys start in keys_
-    std::size_t ordinal;    // objects: the how-manieth object of the document
-    std::size_t count;      // keys read (object) or values read (array)
+    std::size_t first_key;    // objects: where this object's keys start in keys_
+    std::size_t ordinal;      // objects: the how-manieth object of the document
+    std::size_t count;        // keys read (object) or values read (array)
+    std::size_t first_owned;  // objects: where its put-together keys start
   };
 
   // An array counts its elements so that a pointer can name the index.

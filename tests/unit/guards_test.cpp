@@ -202,6 +202,25 @@ TEST(Guards, AGuardOverItsDeadlineFailsTheCallClosed) {
   }
 }
 
+// The deadline is the guard's own time: events are published synchronously
+// between and around guards, and a slow event sink (an audit log on a slow
+// disk) must not time out fast guards -- before this was tested, one
+// clock read per boundary charged the sink to the next guard.
+TEST(Guards, ASlowEventSinkIsNotChargedToTheGuards) {
+  HostOptions o;
+  o.guard_deadline = std::chrono::milliseconds(30);
+  Fixture f(o);
+  f.host.add_guard("a", {"first"}, abstain());
+  f.host.add_guard("b", {"second"}, abstain());
+  f.host.subscribe([](const Event& e) {
+    if (e.type == "hook/invoked" || e.type == "hook/result")
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  });
+  auto r = f.call("echo");
+  EXPECT_FALSE(r.is_error) << (r.error ? r.error->message : "");
+  EXPECT_EQ(*f.body_runs, 1);
+}
+
 // Static verdicts (Host::denied_always): which tools a caller can never get
 // through, for offering tools -- never for deciding a call.
 namespace {

@@ -13,6 +13,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -137,17 +138,28 @@ struct tg_call {
     std::string fs_reason;
   };
   // For writing (creates the block).  Const: set_error and set_reason
-  // take a const handle because guards may use them.
+  // take a const handle because guards may use them.  Host functions are
+  // thread-safe (toolgate.h): a plugin may answer from two threads at
+  // once, so the block is published with a compare-and-swap, and the
+  // thread that loses the race uses the winner's.
   Answers& answers() const {
-    if (!answers_) answers_ = std::make_unique<Answers>();
-    return *answers_;
+    Answers* a = answers_.load(std::memory_order_acquire);
+    if (a) return *a;
+    auto fresh = std::make_unique<Answers>();
+    if (answers_.compare_exchange_strong(a, fresh.get(), std::memory_order_acq_rel))
+      return *fresh.release();
+    return *a;  // another thread's block
   }
   // For reading: nullptr when the plugin answered nothing.
-  const Answers* answered() const { return answers_.get(); }
-  Answers* answered() { return answers_.get(); }
+  const Answers* answered() const { return answers_.load(std::memory_order_acquire); }
+  Answers* answered() { return answers_.load(std::memory_order_acquire); }
+
+  tg_call(const tg_call&) = delete;
+  tg_call& operator=(const tg_call&) = delete;
+  ~tg_call() { delete answers_.load(std::memory_order_relaxed); }
 
  private:
-  mutable std::unique_ptr<Answers> answers_;
+  mutable std::atomic<Answers*> answers_{nullptr};
 };
 
 struct tg_init_ctx {

@@ -29,17 +29,22 @@ void run_guards(CallState& s) {
   // decision made): every guard gets the same one.
   const HookCall view = s.view(kind.stage);
   // One clock read per boundary between guards: a guard's time runs from
-  // the end of the one before it.  With a trail or event subscribers,
-  // recording a verdict does work of its own (events are published), which
-  // the next guard is not charged for: the clock is read again.
+  // the end of the one before it.  With a trail or event subscribers, the
+  // engine does work of its own between two guards (events are published
+  // synchronously, to sinks that may be slow): the clock is read again
+  // right before the guard is called, so no guard is charged for it.
   std::chrono::milliseconds mark =
       deadline.count() > 0 ? coarse_now() : std::chrono::milliseconds{};
   Laps laps;
   for (const auto& g : s.gen.guards) {
-    if (s.tracing && deadline.count() > 0) mark = coarse_now();
     std::optional<std::string> reason;
     auto run = invoke_hook(
-        s, kind.stage, g, [&] { reason = g.fn(view); }, &laps);
+        s, kind.stage, g,
+        [&] {
+          if (deadline.count() > 0 && (s.tracing || s.bus.active())) mark = coarse_now();
+          reason = g.fn(view);
+        },
+        &laps);
     if (!run.ran) continue;
     if (deadline.count() > 0) {
       // Over its deadline, a guard's answer does not count, whatever it
