@@ -71,7 +71,8 @@ class Handler {
     // The closed object's keys are the last ones (and the copies of its
     // keys that came in pieces, the last owned ones).
     keys_.resize(frames_.back().first_key);
-    owned_keys_.resize(frames_.back().first_owned);
+    if (owned_keys_.size() > frames_.back().first_owned)
+      owned_keys_.resize(frames_.back().first_owned);
     frames_.pop_back();
     st.push_object(n);
     return true;

@@ -35,16 +35,12 @@ void run_guards(CallState& s) {
   // right before the guard is called, so no guard is charged for it.
   std::chrono::milliseconds mark =
       deadline.count() > 0 ? coarse_now() : std::chrono::milliseconds{};
-  Laps laps;
   for (const auto& g : s.gen.guards) {
     std::optional<std::string> reason;
-    auto run = invoke_hook(
-        s, kind.stage, g,
-        [&] {
-          if (deadline.count() > 0 && (s.tracing || s.bus.active())) mark = coarse_now();
-          reason = g.fn(view);
-        },
-        &laps);
+    auto run = invoke_hook(s, kind.stage, g, [&] {
+      if (deadline.count() > 0 && (s.tracing || s.bus.active())) mark = coarse_now();
+      reason = g.fn(view);
+    });
     if (!run.ran) continue;
     if (deadline.count() > 0) {
       // Over its deadline, a guard's answer does not count, whatever it

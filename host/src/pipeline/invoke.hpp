@@ -26,30 +26,17 @@ inline bool applies(const HookInfo& hook, const CallState& s) {
   return hook.filter.empty() || hook.filter.matches(s.identity.tool);
 }
 
-// The trail's hook timings within one stage's loop, one clock read per
-// boundary: a hook's time runs from the end of the hook before it in the
-// same loop (the engine's bookkeeping between the two is charged to the
-// second).  The clock is read only while tracing (CallState::now).
-struct Laps {
-  std::chrono::steady_clock::time_point last{};
-};
-
 // Runs `fn` (which calls the hook and keeps its answer) if `hook` applies
-// to this call's tool.  `laps`, when given, carries the end of the previous
-// hook in the same loop.
+// to this call's tool.
 template <class Hook, class Fn>
-Invocation invoke_hook(CallState& s, std::string_view stage, const Hook& hook, Fn&& fn,
-                       Laps* laps = nullptr) {
+Invocation invoke_hook(CallState& s, std::string_view stage, const Hook& hook, Fn&& fn) {
   Invocation r;
   if (!applies(hook, s)) return r;
   r.ran = true;
   if (s.bus.active()) s.emit("hook/invoked", {{"stage", stage}, {"source", hook.id}});
-  const auto start =
-      laps && laps->last != std::chrono::steady_clock::time_point{} ? laps->last : s.now();
+  auto start = s.now();
   r.ok = guarded(std::forward<Fn>(fn), &r.error);
-  const auto end = s.now();
-  r.took = end - start;
-  if (laps) laps->last = end;
+  r.took = s.now() - start;
   return r;
 }
 

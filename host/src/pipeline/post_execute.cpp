@@ -82,12 +82,10 @@ void run_post_execute(CallState& s) {
   }
 
   const auto& kind = info(HookKind::post_execute);
-  Laps laps;
   for (const auto& hook : s.gen.post_execute) {
     const bool denied = s.path == CallPath::denied;
     PostVerdict v;
-    auto run = invoke_hook(
-        s, kind.stage, hook, [&] { v = hook.fn(s.post_execute_view()); }, &laps);
+    auto run = invoke_hook(s, kind.stage, hook, [&] { v = hook.fn(s.post_execute_view()); });
     if (!run.ran) continue;
     auto name = verdict_name(v.kind);
     if (!run.ok || name == "invalid")

@@ -21,11 +21,9 @@ static std::string_view verdict_name(PreVerdict::Kind k) {
 
 void run_pre_execute(CallState& s) {
   const auto& kind = info(HookKind::pre_execute);
-  Laps laps;
   for (const auto& hook : s.gen.pre_execute) {
     PreVerdict v;
-    auto run = invoke_hook(
-        s, kind.stage, hook, [&] { v = hook.fn(s.view(kind.stage)); }, &laps);
+    auto run = invoke_hook(s, kind.stage, hook, [&] { v = hook.fn(s.view(kind.stage)); });
     if (!run.ran) continue;
     auto name = verdict_name(v.kind);
     if (!run.ok || name == "invalid")
