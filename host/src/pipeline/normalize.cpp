@@ -7,16 +7,20 @@
 
 namespace toolgate::detail {
 
-// UTF-8 and size in one walk; the location of bad UTF-8 only once there is one.
-static std::string scan_problem(const boost::json::value& v, std::size_t max_bytes,
-                                std::string_view at, std::size_t& bytes) {
+// UTF-8 and size in one walk; the location of bad UTF-8 only once there is
+// one.  `at()` names where `v` is in the result: built only for a problem,
+// not on every call.
+template <class At>
+static std::string scan_problem(const boost::json::value& v, std::size_t max_bytes, const At& at,
+                                std::size_t& bytes) {
   auto scan = scan_json(v, max_bytes);
-  if (!scan.valid_utf8)
-    return "invalid UTF-8 at " + std::string(at) + find_invalid_utf8(v).value_or("");
-  if (!scan.finite) return non_finite_in_result(std::string(at) + find_non_finite(v).value_or(""));
+  if (!scan.valid_utf8) return "invalid UTF-8 at " + at() + find_invalid_utf8(v).value_or("");
+  if (!scan.finite) return non_finite_in_result(at() + find_non_finite(v).value_or(""));
   bytes += scan.bytes;
   return {};
 }
+
+static std::string content_at(std::size_t i) { return "/content/" + std::to_string(i); }
 
 static std::string too_large(std::size_t max_bytes) {
   return "the result is larger than the " + std::to_string(max_bytes) + "-byte limit";
@@ -25,14 +29,16 @@ static std::string too_large(std::size_t max_bytes) {
 static std::string snapshot_problem(boost::json::value& candidate, std::size_t max_bytes,
                                     std::optional<ToolResult>& out) {
   std::size_t bytes = 0;
-  if (auto p = scan_problem(candidate, max_bytes, "", bytes); !p.empty()) return p;
+  if (auto p = scan_problem(
+          candidate, max_bytes, [] { return std::string(); }, bytes);
+      !p.empty())
+    return p;
   if (bytes > max_bytes) return too_large(max_bytes);
   std::string why;
   out = ToolResult::from_json(std::move(candidate), &why);  // candidate is done with
   if (!out) return why;
   for (std::size_t i = 0; i < out->content.size(); ++i)
-    if (auto p = check_content_block(out->content[i]); !p.empty())
-      return "/content/" + std::to_string(i) + ": " + p;
+    if (auto p = check_content_block(out->content[i]); !p.empty()) return content_at(i) + ": " + p;
   return {};
 }
 
@@ -44,22 +50,25 @@ static std::string snapshot_problem(boost::json::value& candidate, std::size_t m
 static std::string check_produced(const ToolResult& r, std::size_t max_bytes, bool host_rendered) {
   std::size_t bytes = 0;
   for (std::size_t i = 0; i < r.content.size(); ++i) {
-    std::string at = "/content/" + std::to_string(i);
     if (host_rendered) {
       // {"type":"text","text":} around the text's own JSON.
       constexpr std::size_t frame = sizeof(R"({"type":"text","text":})") - 1;
       bytes += frame;
-      if (auto p =
-              scan_problem(r.content[i].as_object().at("text"), max_bytes, at + "/text", bytes);
+      const auto at = [i] { return content_at(i) + "/text"; };
+      if (auto p = scan_problem(r.content[i].as_object().at("text"), max_bytes, at, bytes);
           !p.empty())
         return p;
       continue;
     }
+    const auto at = [i] { return content_at(i); };
     if (auto p = scan_problem(r.content[i], max_bytes, at, bytes); !p.empty()) return p;
-    if (auto p = check_content_block(r.content[i]); !p.empty()) return at + ": " + p;
+    if (auto p = check_content_block(r.content[i]); !p.empty()) return at() + ": " + p;
   }
   if (r.value)
-    if (auto p = scan_problem(*r.value, max_bytes, "/value", bytes); !p.empty()) return p;
+    if (auto p = scan_problem(
+            *r.value, max_bytes, [] { return std::string("/value"); }, bytes);
+        !p.empty())
+      return p;
   if (bytes > max_bytes) return too_large(max_bytes);
   return {};
 }
