@@ -779,6 +779,23 @@ test("a result's _meta, unknown fields and an error result's images are relayed,
   assert.equal((await g.exited).code, 0);
 });
 
+test('an answer the gateway cannot parse still ends its call, naming why', async () => {
+  const g = rawGateway([], newLog(), { server: rawServer });
+  try {
+    g.send(init);
+    await g.next((m) => m.id === 1);
+    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const r = await rawCall(g, 2, 'invalid-answer');
+    assert.match(JSON.stringify(r), /answer is not valid: .*duplicate key \\"content\\"/, JSON.stringify(r));
+    assert.doesNotMatch(JSON.stringify(r), /second/);
+    // The session goes on.
+    assert.equal(textOf((await rawCall(g, 3, 'after')).result), 'ran after');
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
+});
+
 test('an answer a hook changed is rebuilt: a redacted JSON-RPC error never reaches the client as sent', async () => {
   const redacting = testManifest('redact-run', [
     { id: 'toolgate.redact', path: path.join(PLUGINS, 'toolgate_redact.so'), config: { tools: 'run' } }]);
@@ -1823,6 +1840,10 @@ test('three servers behind one gateway: prefixed tools in a fixed order, each ca
     const victim = await g.next((m) => m.id === 'slow');
     assert.equal(textOf(victim.result), 'slept 600 ms', 'the real answer, not the forged one');
     assert.match(g.stderr(), /the MCP server "raw" answered a request it was not sent: dropped/);
+    // An answer no parser takes still ends the call it answers.
+    g.send({ jsonrpc: '2.0', id: 'bad', method: 'tools/call', params: { name: 'run', arguments: { tag: 'invalid-answer' } } });
+    const bad = await g.next((m) => m.id === 'bad');
+    assert.match(JSON.stringify(bad), /the MCP server \\"raw\\"'s answer is not valid: .*duplicate key/, JSON.stringify(bad));
     // Server b ends mid-call: the call fails naming it, its tools are withdrawn, the others serve.
     g.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'b.crash', arguments: {} } });
     const crashed = await g.next((m) => m.id === 7);

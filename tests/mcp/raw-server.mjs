@@ -125,6 +125,11 @@ createInterface({ input: process.stdin }).on('line', (line) => {
         return process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(line)}}],` +
           `"structuredContent":{"n":0.00011133861541748047,"big":123456789012345678901234567890,"half":5E-1, "spaced" : [ 1.0 ]},"isError":false}}\n`);
       }
+      if (tag === 'invalid-answer') {
+        // An answer no strict parser takes (a key written twice): the
+        // request it answers must still end.
+        return process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"content":[],"content":[{"type":"text","text":"second"}]}}\n`);
+      }
       if (tag === 'secret-error') {
         return send({ id: m.id, error: { code: -32000, message: 'failed with key AKIAIOSFODNN7EXAMPLE', data: { k: 'AKIAIOSFODNN7EXAMPLE' } } });
       }

@@ -169,6 +169,24 @@ TEST(McpPeer, AnAnswerOverTheLimitStillEndsItsRequest) {
   EXPECT_NE(why.find(" bytes or more, over the 4096-byte limit"), std::string::npos) << why;
 }
 
+// An answer the strict parser refuses (here: a repeated key) must still end
+// the request it answers, or the client waits for ever: the relay reads the
+// answer's id from the text it could not parse.
+TEST(McpPeer, AnAnswerThatIsNotValidStillEndsItsRequest) {
+  Rig rig;
+  put(rig.a_in.w, request("dup", "tools/list"));
+  auto relayed = get(rig.b_out.r);
+  const std::string line = R"({"jsonrpc":"2.0","id":)" + json::serialize(relayed.at("id")) +
+                           R"(,"result":{"tools":[],"tools":[{"name":"x"}]}})" + "\n";
+  ASSERT_EQ(::write(rig.b_in.w, line.data(), line.size()), static_cast<ssize_t>(line.size()));
+  auto failed = get(rig.a_out.r);
+  EXPECT_EQ(failed.at("id"), json::value("dup"));
+  EXPECT_EQ(failed.at("error").at("code"), rpc_error::internal_error);
+  const std::string why(failed.at("error").at("message").as_string());
+  EXPECT_EQ(why.rfind("peer B's answer is not valid: ", 0), 0u) << why;
+  EXPECT_NE(why.find("duplicate key \"tools\""), std::string::npos) << why;
+}
+
 TEST(McpPeer, RequestAndWaitAnswersOrTellsThePeerWhenTheSignalFires) {
   Rig rig;
   Answer answered;

@@ -85,6 +85,12 @@ void EnvelopeScanner::on_char(char c) {
   }
 }
 
+std::optional<boost::json::value> answer_id_of(std::string_view text) {
+  EnvelopeScanner scanner;
+  scanner.feed(text);
+  return scanner.answer_id();
+}
+
 std::optional<boost::json::value> EnvelopeScanner::answer_id() const {
   if (broken_ || has_method_ || !has_answer_ || !id_complete_ || id_too_long_) return std::nullopt;
   boost::system::error_code ec;

@@ -52,4 +52,7 @@ class EnvelopeScanner {
   bool broken_ = false;      // not an object at the top, or unbalanced
 };
 
+// The answer id of a whole message's text (EnvelopeScanner over all of it).
+std::optional<boost::json::value> answer_id_of(std::string_view text);
+
 }  // namespace toolgate::mcp

@@ -137,10 +137,14 @@ std::string request_text(const json::value& id, std::string_view method,
 
 Message read_message(std::string line) {
   Message m = parse_message(line);
-  if (m.kind != Message::Kind::invalid) {
-    auto repaired = replace_lone_surrogates(line);
-    m.text = repaired ? std::move(*repaired) : std::move(line);
+  if (m.kind == Message::Kind::invalid) {
+    // Kept as read: an answer that cannot be used still names, in its
+    // text, the request it must end (answer_id_of).
+    m.text = std::move(line);
+    return m;
   }
+  auto repaired = replace_lone_surrogates(line);
+  m.text = repaired ? std::move(*repaired) : std::move(line);
   return m;
 }
 

@@ -32,7 +32,9 @@ struct Message {
   // The text it was read from, lone surrogates replaced as the parser read
   // them (toolgate/json.hpp), so a relay sends exactly what the hooks saw;
   // empty for a message the gateway made.  Relayed by editing this text
-  // (raw_json.hpp), never by writing `body` again.
+  // (raw_json.hpp), never by writing `body` again.  For an invalid message
+  // read by read_message, the text as read (to find the request an
+  // unusable answer was for: envelope_scanner.hpp).
   std::string text;
   // invalid: what is wrong, the JSON-RPC code for the error reply and the
   // id to reply to (null when none could be read).
@@ -54,9 +56,9 @@ struct Message {
 // notification nor a response come back as Kind::invalid.
 Message parse_message(std::string_view text, std::size_t max_depth = max_message_depth);
 
-// parse_message, and a message that is valid keeps its text in `text`
-// (lone surrogates replaced as the parser read them), to be relayed by
-// editing it.
+// parse_message, and the message keeps its text in `text`: a valid one
+// with lone surrogates replaced as the parser read them, to be relayed by
+// editing it; an invalid one as read.
 Message read_message(std::string line);
 
 // Classifies an already parsed value.

@@ -11,16 +11,6 @@ namespace toolgate::mcp {
 
 namespace json = boost::json;
 
-namespace {
-
-std::optional<json::value> answer_id_of(std::string_view text) {
-  EnvelopeScanner scanner;
-  scanner.feed(text);
-  return scanner.answer_id();
-}
-
-}  // namespace
-
 std::string cancel_reason(const Signal& signal) {
   return signal.state() == SignalState::timed_out ? "the call's deadline passed"
                                                   : "the call was cancelled";
@@ -253,7 +243,7 @@ void Peer::on_frame(Frame& f) {
     case Message::Kind::invalid:
       spdlog::warn("invalid message from {}: {}", name_, m.problem);
       reply_error(m.reply_id, m.error_code, m.problem);
-      if (auto id = answer_id_of(f.text))
+      if (auto id = answer_id_of(m.text))
         fail_unusable_answer(*id, name_ + "'s answer is not valid: " + m.problem);
       break;
     case Message::Kind::request:

@@ -9,6 +9,7 @@
 #include <toolgate/json.hpp>
 #include <toolgate/mcp/server_group.hpp>
 
+#include "envelope_scanner.hpp"
 #include "framing.hpp"
 #include "jsonrpc.hpp"
 #include "raw_json.hpp"
@@ -705,6 +706,11 @@ struct ServerGroup::Impl {
         case Message::Kind::invalid:
           spdlog::warn("the MCP server \"{}\" wrote a message that is not JSON-RPC ({}): dropped",
                        me.name, m.problem);
+          // An answer dropped must still end its request, or the caller
+          // waits for ever.
+          if (auto id = answer_id_of(m.text); id && id->is_int64())
+            fail_pending(static_cast<std::uint64_t>(id->get_int64()), i,
+                         "the MCP server \"" + me.name + "\"'s answer is not valid: " + m.problem);
           break;
       }
     }
