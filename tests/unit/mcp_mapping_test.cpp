@@ -245,7 +245,8 @@ TEST(McpMapping, UnchangedServerAnswersAreRelayedAsTheyCame) {
     json::object body = json::parse(text).as_object();
     ToolOutput out =
         rpc ? output_from_rpc_error(body, "get") : output_from_call_result(body, "get");
-    last = ServerAnswer{body, rpc, out.ok ? std::string() : out.message, text};
+    last = ServerAnswer{std::make_shared<const json::object>(body), rpc,
+                        out.ok ? std::string() : out.message, text};
     return out;
   };
   host.set_tools({t});
@@ -259,9 +260,9 @@ TEST(McpMapping, UnchangedServerAnswersAreRelayedAsTheyCame) {
   // A context cannot travel with a JSON-RPC error: the result is rebuilt.
   EXPECT_EQ(relay({{"rpc", true}}, {"note"}).kind, Relay::Kind::result);
   auto ok = relay({});
-  EXPECT_EQ(ok.body.at("_meta").at("a"), 1);
-  EXPECT_EQ(ok.body.at("x"), 2);
-  EXPECT_EQ(ok.text, ok_text);
+  EXPECT_EQ(ok.kind, Relay::Kind::result);
+  EXPECT_EQ(ok.text, ok_text);   // its _meta and unknown members with it
+  EXPECT_TRUE(ok.body.empty());  // relayed as text: no body built
   // With a context added the result is rebuilt (a hook acted).
   EXPECT_EQ(relay({}, {"note"}).text, "");
   auto err = relay({{"error", true}});
@@ -368,7 +369,8 @@ TEST(McpMapping, GatedRequestsReplyWithThePeersAnswerARefusalOrAHooksResult) {
     json::object response{{"jsonrpc", "2.0"}, {"id", 1}};
     response[missing ? "error" : "result"] = json::parse(text);
     ToolOutput out = output_from_response(response, "resources/read");
-    last = ServerAnswer{json::parse(text).as_object(), missing, out.ok ? "" : out.message, text};
+    last = ServerAnswer{std::make_shared<const json::object>(json::parse(text).as_object()),
+                        missing, out.ok ? "" : out.message, text};
     return out;
   };
   host.set_tools(gated_definitions(body));

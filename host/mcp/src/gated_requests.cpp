@@ -90,14 +90,17 @@ Relay reply_for_request(const ToolResult& r, const std::optional<ServerAnswer>& 
       r.error->code == error_code::tool_error && r.error->stage == stage::tool_body &&
       r.error->source == method.name && r.error->message == answer->failure_message) {
     out.kind = Relay::Kind::rpc_error;
-    out.body = answer->body;
+    out.body = *answer->body;
     out.text = answer->text;
     return out;
   }
   if (answer && !answer->rpc_error && !r.is_error && r.content.empty() && r.value &&
-      *r.value == json::value(answer->body)) {
-    out.body = answer->body;
-    if (contexts.empty()) out.text = answer->text;
+      r.value->is_object() && r.value->get_object() == *answer->body) {
+    if (contexts.empty() && !answer->text.empty()) {
+      out.text = answer->text;  // as the server wrote it: no body to build
+      return out;
+    }
+    out.body = *answer->body;
     add_contexts_meta(out.body, contexts);
     return out;
   }

@@ -771,7 +771,6 @@ struct Gateway::Impl final : PeerHandler {
     call->tool = std::string(name->get_string());
     const auto* args = p.if_contains("arguments");
     call->arguments = args ? *args : json::value(json::object{});
-    call->params = p;
     if (auto span = find_path(m.text, {"params"})) call->params_text = span->value.of(m.text);
     // 2025-11-25's task parameter; a 2026-07-28 request's is ignored (the
     // spec says so: its tasks are an extension the gateway does not offer).
@@ -790,6 +789,10 @@ struct Gateway::Impl final : PeerHandler {
         call->task_ttl = ms > 1e12 ? std::int64_t(1e12) : ms < 0 ? 0 : std::int64_t(ms);
       }
     }
+    // Taken, not copied: the message ends here (`p` and `name` are not
+    // read again).
+    if (auto* params = m.body.if_contains("params"); params && params->is_object())
+      call->params = std::move(params->get_object());
     mark_era(*call);
     call->call_id = opt.session_id + "-" + std::to_string(++call_counter);
     if (server.ids().find_forwarded(call->client_id) || !calls.add(call))
@@ -873,8 +876,10 @@ struct Gateway::Impl final : PeerHandler {
           requester.send(make_error(call->client_id, rpc_error::invalid_params, *clash));
         return;
       }
+      // The arguments are the pipeline's from here (nothing reads them
+      // from the client call again): moved, not copied.
       ToolCall c{{call->call_id, call->tool, opt.session_id, "", "mcp", ""},
-                 call->arguments,
+                 std::move(call->arguments),
                  call->signal};
       // The client's roots, for guards that narrow to them.  Only the
       // client's own requests carry them: a server's request is not the
@@ -1138,10 +1143,15 @@ struct Gateway::Impl final : PeerHandler {
   // client (whose task, if any, is the gateway's).  The answer is then
   // relayed from values.
   static void without_server_task_id(ServerAnswer& a) {
-    auto* meta = a.body.if_contains("_meta");
-    if (!meta || !meta->is_object()) return;
-    if (!meta->get_object().erase("io.modelcontextprotocol/related-task")) return;
-    if (meta->get_object().empty()) a.body.erase("_meta");
+    const auto* meta = a.body->if_contains("_meta");
+    if (!meta || !meta->is_object() ||
+        !meta->get_object().contains("io.modelcontextprotocol/related-task"))
+      return;
+    auto body = std::make_shared<json::object>(*a.body);  // shared: changed in a copy
+    auto& own_meta = body->at("_meta").as_object();
+    own_meta.erase("io.modelcontextprotocol/related-task");
+    if (own_meta.empty()) body->erase("_meta");
+    a.body = std::move(body);
     a.text.clear();
   }
 
@@ -1451,9 +1461,11 @@ struct Gateway::Impl final : PeerHandler {
       }
       // What goes back is what a 2025 server's request of that method
       // would get: the answer as given when no hook changed it.
-      Relay relay =
-          reply_for_request(o.result, ServerAnswer{answer->get_object(), false, {}, answer_text()},
-                            *gated, o.additional_contexts);
+      Relay relay = reply_for_request(
+          o.result,
+          ServerAnswer{
+              std::make_shared<const json::object>(answer->get_object()), false, {}, answer_text()},
+          *gated, o.additional_contexts);
       if (relay.kind == Relay::Kind::rpc_error) {
         const auto* message = relay.body.if_contains("message");
         *refused = "the client's answer to the MCP server's question \"" + key +
@@ -1551,8 +1563,10 @@ struct Gateway::Impl final : PeerHandler {
             data && data->is_object() && data->get_object().contains(unusable_answer_mark);
         if (call && body.is_object() && !made_here) {
           auto span = find_path(a.slot->text(), {e ? "error" : "result"});
+          // The parsed response is kept, not copied: the answer shares it.
           call->server_answer =
-              ServerAnswer{body.get_object(), e != nullptr, out.ok ? std::string() : out.message,
+              ServerAnswer{std::shared_ptr<const json::object>(a.slot, &body.get_object()),
+                           e != nullptr, out.ok ? std::string() : out.message,
                            span ? std::string(span->value.of(a.slot->text())) : std::string()};
         }
         return out;

@@ -198,7 +198,7 @@ bool error_result_seen(const json::object& body) {
 std::string with_toolgate_error(const ServerAnswer& a, const json::value& error) {
   if (a.text.empty()) return {};
   const std::string member = to_json_text(error);
-  const auto* meta = a.body.if_contains("_meta");
+  const auto* meta = a.body->if_contains("_meta");
   if (!meta) {
     std::string value = R"({"toolgate/error":)" + member + "}";
     return insert_first_member(a.text, 0, R"("_meta")", value);
@@ -216,16 +216,20 @@ Relay relay_for(const ToolResult& r, const std::optional<ServerAnswer>& answer,
   Relay out;
   if (answer && answer->rpc_error && contexts.empty() && unchanged_failure(r, *answer, tool)) {
     out.kind = Relay::Kind::rpc_error;
-    out.body = answer->body;
+    out.body = *answer->body;
     out.text = answer->text;
     return out;
   }
   if (answer && !answer->rpc_error) {
-    const auto* e = answer->body.if_contains("isError");
+    const auto* e = answer->body->if_contains("isError");
     const bool server_error = e && e->is_bool() && e->get_bool();
-    if (server_error ? error_result_seen(answer->body) && unchanged_failure(r, *answer, tool)
-                     : unchanged_success(r, answer->body)) {
-      out.body = answer->body;
+    if (server_error ? error_result_seen(*answer->body) && unchanged_failure(r, *answer, tool)
+                     : unchanged_success(r, *answer->body)) {
+      if (!server_error && contexts.empty() && !answer->text.empty()) {
+        out.text = answer->text;  // as the server wrote it: no body to build
+        return out;
+      }
+      out.body = *answer->body;
       if (server_error) {
         // toolgate's account of the error joins the server's own _meta.
         const auto error = call_result_from(r).at("_meta").at("toolgate/error");
@@ -233,8 +237,6 @@ Relay relay_for(const ToolResult& r, const std::optional<ServerAnswer>& answer,
         auto& meta = out.body["_meta"];
         if (!meta.is_object()) meta = json::object();
         meta.get_object()["toolgate/error"] = error;
-      } else if (contexts.empty()) {
-        out.text = answer->text;
       }
       add_contexts(out.body, contexts);
       return out;

@@ -8,6 +8,7 @@
 #include <boost/json/value.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,7 +50,9 @@ boost::json::object call_result_from(const ToolResult& r);
 // CallToolResult, or its JSON-RPC error object.  `failure_message` is the
 // message the tool body made of an error (empty for a success).
 struct ServerAnswer {
-  boost::json::object body;
+  // Never null, never changed: shared with the parsed response it is part
+  // of (the gateway keeps the answer without copying it); replaced whole.
+  std::shared_ptr<const boost::json::object> body;
   bool rpc_error = false;
   std::string failure_message;
   std::string text;  // `body` as the server wrote it (empty when unknown)
@@ -73,8 +76,10 @@ struct ServerAnswer {
 // server's copy of a duplicate key): it is rebuilt with toolgate's.
 struct Relay {
   enum class Kind { result, rpc_error } kind = Kind::result;
-  boost::json::object body;  // the result (contexts added) or the error object
-  std::string text;          // when not empty: what to send as the body
+  // The result (contexts added) or the error object; empty for a result
+  // relayed as `text` (not built when the server's own text goes back).
+  boost::json::object body;
+  std::string text;  // when not empty: what to send as the body
 };
 Relay relay_for(const ToolResult& r, const std::optional<ServerAnswer>& answer,
                 std::string_view tool, const std::vector<std::string>& contexts);
