@@ -640,15 +640,22 @@ struct Gateway::Impl final : PeerHandler {
   }
   // A result the gateway built, for a 2026-07-28 client: the same members
   // in front, or in place of the ones it has (resultType and the cache
-  // policy are the gateway's to say).
-  static std::string with_modern_members(std::string body, std::string_view method) {
-    boost::system::error_code ec;
-    auto parsed = json::parse(body, ec);
-    if (ec || !parsed.is_object()) return body;
+  // policy are the gateway's to say).  `parsed`: the same members as
+  // `body` as far as those keys go (the relayed answer's parsed result), or
+  // null to parse `body` here.
+  static std::string with_modern_members(std::string body, const json::object* parsed,
+                                         std::string_view method) {
+    json::value own;
+    if (!parsed) {
+      boost::system::error_code ec;
+      own = json::parse(body, ec);
+      if (ec || !own.is_object()) return body;
+      parsed = &own.get_object();
+    }
     const auto members = modern_result_members(method);
     for (auto it = members.end(); it != members.begin();) {
       --it;
-      if (const auto* had = parsed.get_object().if_contains(it->key())) {
+      if (const auto* had = parsed->if_contains(it->key())) {
         if (*had == it->value()) continue;
         auto span = find_member(body, 0, it->key());
         if (!span) continue;  // a key written with escapes: not one a client reads
@@ -943,9 +950,15 @@ struct Gateway::Impl final : PeerHandler {
         response = response_text(call->client_id, false, to_json_text(*call->input_required));
         call->open_questions.clear();  // the client has them now
       } else {
-        if (call->modern && !is_error)
-          body = with_modern_members(std::move(body),
+        if (call->modern && !is_error) {
+          // Relayed as text, the body is the server's answer (its parsed
+          // result is at hand); otherwise it was built from relay.body.
+          const json::object* parsed = relay.text.empty()    ? &relay.body
+                                       : call->server_answer ? call->server_answer->body.get()
+                                                             : nullptr;
+          body = with_modern_members(std::move(body), parsed,
                                      call->gated ? call->gated->method : "tools/call");
+        }
         response = response_text(call->client_id, is_error, body);
       }
     } catch (const std::exception& e) {
