@@ -328,15 +328,22 @@ static std::vector<std::string> settle_single(Host::Impl& impl, std::uint64_t ge
   return out;
 }
 
-ToolResult Host::call(ToolCall c, std::vector<std::string>* additional_contexts) {
-  auto gen = impl_->active.load();
+// Host::call and call_json: `c` is taken.  (call_json's ToolCall comes
+// here by reference: each hop by value moved eight strings.)
+static ToolResult call_taking(Host::Impl& impl, ToolCall& c,
+                              std::vector<std::string>* additional_contexts) {
+  auto gen = impl.active.load();
   detail::BatchContext batch;
   std::vector<detail::QueuedContext> contexts;
-  ToolResult r = detail::run_call(*gen, impl_->options, impl_->bus, batch, std::move(c), &contexts);
-  auto texts = settle_single(*impl_, gen->number, std::move(contexts));
+  ToolResult r = detail::run_call(*gen, impl.options, impl.bus, batch, std::move(c), &contexts);
+  auto texts = settle_single(impl, gen->number, std::move(contexts));
   if (additional_contexts)
     for (auto& t : texts) additional_contexts->push_back(std::move(t));
   return r;
+}
+
+ToolResult Host::call(ToolCall c, std::vector<std::string>* additional_contexts) {
+  return call_taking(*impl_, c, additional_contexts);
 }
 
 void Host::call_async(ToolCall c, CallDone done) {
@@ -391,7 +398,7 @@ ToolResult Host::call_json(std::string_view text, std::vector<std::string>* addi
     }
   }
   if (c.identity.tool.empty()) return bad("the call needs a string \"tool\"");
-  return call(std::move(c), additional_contexts);
+  return call_taking(*impl_, c, additional_contexts);
 }
 
 SplitBegin Host::begin_call(ToolCall c, SplitBeginOptions options) {

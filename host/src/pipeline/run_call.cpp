@@ -149,7 +149,8 @@ static void run_stages(CallState& s, ToolCall& call, const DecideOptions& how) {
 }
 
 ToolResult run_call(const Generation& gen, const HostOptions& options, const EventBus& bus,
-                    BatchContext& batch, ToolCall call, std::vector<QueuedContext>* contexts_out) {
+                    BatchContext& batch, ToolCall&& call,
+                    std::vector<QueuedContext>* contexts_out) {
   CallState s(gen, options, bus, batch);
   start_call(s, call);
   run_stages(s, call, {});

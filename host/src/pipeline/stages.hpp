@@ -75,8 +75,10 @@ void guarded_stage(CallState& s, Fn&& stage_fn) {
 }
 
 // The whole call: identity checks, every stage, exactly one tool/result.
+// `call` is taken (its identity and arguments are moved out), by reference
+// so that no ToolCall is moved on the way in.
 ToolResult run_call(const Generation& gen, const HostOptions& options, const EventBus& bus,
-                    BatchContext& batch, ToolCall call, std::vector<QueuedContext>* contexts_out);
+                    BatchContext& batch, ToolCall&& call, std::vector<QueuedContext>* contexts_out);
 // The same for a Code Mode sub-call (its identity already holds the parent
 // token and call id the run made); it never queues contexts.
 ToolResult run_sub_call(const Generation& gen, const HostOptions& options, const EventBus& bus,
