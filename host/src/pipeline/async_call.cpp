@@ -53,7 +53,7 @@ class AsyncBodyCompletion final : public ToolCompletion::Sink {
 }  // namespace
 
 void run_call_async(std::shared_ptr<const Generation> gen, const HostOptions& options,
-                    const EventBus& bus, ToolCall call, AsyncCallDone done) {
+                    const EventBus& bus, ToolCall&& call, AsyncCallDone done) {
   auto a = std::make_unique<AsyncCall>(std::move(gen), options, bus, std::move(done));
   CallState& s = a->state;
   start_call(s, call);

@@ -89,7 +89,7 @@ ToolResult run_sub_call(const Generation& gen, const HostOptions& options, const
 // `gen` until then.
 using AsyncCallDone = std::function<void(ToolResult, std::vector<QueuedContext>)>;
 void run_call_async(std::shared_ptr<const Generation> gen, const HostOptions& options,
-                    const EventBus& bus, ToolCall call, AsyncCallDone done);
+                    const EventBus& bus, ToolCall&& call, AsyncCallDone done);
 // "call-<epoch>-<n>": unique within the process.
 std::string new_call_id();
 
