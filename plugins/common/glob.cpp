@@ -20,7 +20,10 @@ std::vector<std::string_view> path_segments(std::string_view path) {
 PathGlob::PathGlob(std::string_view pattern) : text_(pattern) {
   // A relative pattern ("*.pem", ".env") matches at any depth.
   if (pattern.empty() || pattern[0] != '/') segments_.emplace_back("**");
-  for (auto s : path_segments(pattern)) segments_.emplace_back(s);
+  for (auto s : path_segments(pattern)) {
+    segments_.emplace_back(s);
+    if (s.find_first_of("*?") == std::string_view::npos) literals_.emplace_back(s);
+  }
 }
 
 namespace {
@@ -69,6 +72,9 @@ bool match_segments(const std::vector<std::string>& pat,
 bool PathGlob::matches(std::string_view path) const { return matches(path_segments(path)); }
 
 bool PathGlob::matches(const std::vector<std::string_view>& segments) const {
+  for (const auto& literal : literals_)
+    if (std::find(segments.begin(), segments.end(), std::string_view(literal)) == segments.end())
+      return false;
   return match_segments(segments_, segments);
 }
 

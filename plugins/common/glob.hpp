@@ -34,6 +34,11 @@ class PathGlob {
  private:
   std::string text_;
   std::vector<std::string> segments_;  // "**" is its own segment
+  // The segments without '*' or '?': each matches only a path segment
+  // equal to it, so a path lacking one cannot match -- checked before the
+  // full match, which most paths never reach ("**/.ssh/**" and a path
+  // without ".ssh").
+  std::vector<std::string> literals_;
 };
 
 // Splits "/a//b/" into {"a", "b"}.

@@ -2,6 +2,9 @@
 
 #include "re2_pin.hpp"
 
+#include <re2/set.h>
+
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -13,6 +16,11 @@ struct SecretScanner::Pattern {
   RE2 re;
   Pattern(std::string n, const char* pattern, const RE2::Options& o)
       : name(std::move(n)), re(pattern, o) {}
+};
+
+struct SecretScanner::Prefilter {
+  RE2::Set set;
+  explicit Prefilter(const RE2::Options& o) : set(o, RE2::UNANCHORED) {}
 };
 
 namespace {
@@ -203,6 +211,11 @@ SecretScanner::SecretScanner(SecretOptions options) : options_(std::move(options
     for (const auto& d : options_.detectors)
       if (d == b.name) patterns_.push_back(std::make_unique<Pattern>(b.name, b.pattern, o));
   for (const auto& d : options_.detectors) entropy_ = entropy_ || d == "high_entropy";
+  auto prefilter = std::make_unique<Prefilter>(o);
+  bool added = true;
+  for (std::size_t i = 0; i < patterns_.size() && added; ++i)
+    added = prefilter->set.Add(patterns_[i]->re.pattern(), nullptr) == static_cast<int>(i);
+  if (added && prefilter->set.Compile()) prefilter_ = std::move(prefilter);
 }
 
 SecretScanner::~SecretScanner() = default;
@@ -210,7 +223,20 @@ SecretScanner::~SecretScanner() = default;
 void SecretScanner::scan_plain(std::string_view text, std::vector<SecretHit>& out, bool entropy,
                                bool stop_at_first) const {
   const re2::StringPiece input(text.data(), text.size());
-  for (const auto& p : patterns_) {
+  // Which detectors can fire (prefilter_); without an answer -- no set, or
+  // its DFA out of memory on this text -- every one runs: a detector is
+  // never skipped on a guess.
+  std::vector<int> can_fire;
+  bool filtered = false;
+  if (prefilter_) {
+    RE2::Set::ErrorInfo info{RE2::Set::kNoError};
+    filtered = prefilter_->set.Match(input, &can_fire, &info) || info.kind == RE2::Set::kNoError;
+  }
+  for (std::size_t k = 0; k < patterns_.size(); ++k) {
+    if (filtered &&
+        std::find(can_fire.begin(), can_fire.end(), static_cast<int>(k)) == can_fire.end())
+      continue;
+    const auto& p = patterns_[k];
     std::size_t pos = 0;
     re2::StringPiece m;
     while (pos <= text.size() && p->re.Match(input, pos, text.size(), RE2::UNANCHORED, &m, 1)) {

@@ -76,6 +76,7 @@ class SecretScanner {
 
  private:
   struct Pattern;
+  struct Prefilter;
   void scan_plain(std::string_view text, std::vector<SecretHit>& out, bool entropy,
                   bool stop_at_first) const;
   void scan_decoded(std::string_view text, std::vector<SecretHit>& out, bool stop_at_first) const;
@@ -83,6 +84,11 @@ class SecretScanner {
   SecretOptions options_;
   bool entropy_ = false;
   std::vector<std::unique_ptr<Pattern>> patterns_;
+  // All the patterns in one RE2::Set: one pass over a text says which
+  // detectors can fire at all, and only those run (most texts hold no
+  // secret; each detector run alone was a pass of its own).  Null when the
+  // set could not be built: every detector runs, as without it.
+  std::unique_ptr<Prefilter> prefilter_;
 };
 
 // Shannon entropy of `s` in bits per byte.

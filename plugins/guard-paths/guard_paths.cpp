@@ -229,11 +229,13 @@ class GuardPaths {
     std::string why;
     auto r = resolve(value, ctx_, &why);
     if (!r) return head() + " " + why;
-    // Each path is split once for all the deny globs.
+    // Each path is split once for all the deny globs, and matched once
+    // when no link made its real path differ.
     const auto lexical = path_segments(r->lexical);
-    const auto real = path_segments(r->real);
+    const bool linked = r->real != r->lexical;
+    const auto real = linked ? path_segments(r->real) : std::vector<std::string_view>{};
     for (const auto& g : deny_)
-      if (g.matches(lexical) || g.matches(real))
+      if (g.matches(lexical) || (linked && g.matches(real)))
         return head() + " resolves to \"" + r->real + "\", which matches the deny pattern \"" +
                g.text() + "\"";
     const auto& ours = write ? write_roots_ : read_roots_;

@@ -116,6 +116,19 @@ TEST(GuardPathsPlugin, DenyGlobsApplyInsideTheRoots) {
   EXPECT_EQ(f.try_path("fs.read", "Cargo.lock.txt"), "");
 }
 
+// A deny glob's plain segments are looked for before the full match: they
+// must still be matched in order and in place, not merely be present.
+TEST(GuardPathsPlugin, DenyGlobsWithPlainSegmentsMatchThemInPlace) {
+  PathsFixture f;
+  f.load("guard-paths", f.config({{"deny", json::array{"**/cfg/gcloud/**", "keys/*.pem"}}}));
+  EXPECT_TRUE(has(f.try_path("fs.read", "a/cfg/gcloud/creds"), "**/cfg/gcloud/**"));
+  EXPECT_EQ(f.try_path("fs.read", "gcloud/cfg/x"), "");    // both there, out of order
+  EXPECT_EQ(f.try_path("fs.read", "cfg/x/gcloud/y"), "");  // not adjacent
+  EXPECT_TRUE(has(f.try_path("fs.read", "cfg/gcloud"), "**/cfg/gcloud/**"));  // "**": none too
+  EXPECT_TRUE(has(f.try_path("fs.read", "d/keys/a.pem"), "keys/*.pem"));
+  EXPECT_EQ(f.try_path("fs.read", "keys/d/a.pem"), "");
+}
+
 // Deny globs are matched with the path's rows on the stack up to 63
 // segments and on the heap beyond: both sides of that line must match.
 TEST(GuardPathsPlugin, DenyGlobsMatchVeryDeepPaths) {

@@ -1,0 +1,110 @@
+// What the stdio gateway's own code costs per tools/call, counted in
+// instructions (callgrind), the figure that does not move with a shared
+// VM's speed -- the latency bench (mcp_sdk_latency.mjs) measures wall
+// clock, where this VM's pipe wake-ups dominate and move by 2x in an hour.
+//
+// The official SDK's stdio client (1.32) calls server-filesystem's
+// read_text_file through `valgrind --tool=callgrind toolgate mcp ...`
+// (the gateway only: valgrind does not follow the server it starts).  Each
+// case runs twice, with SHORT and LONG calls after the same warm-up; the
+// figure is the difference of the two runs' instructions (and
+// allocations: calls of malloc) over the difference of
+// their calls, so start-up, the tools/list and the warm-up cancel out.
+//
+// usage: node tests/bench/mcp_gateway_icount.mjs BUILD_DIR NODE_MODULES [SHORT LONG]
+//   BUILD_DIR: build/bench (toolgate and the plugins, Release)
+//   NODE_MODULES: where tests/mcp's package-lock.json is installed
+//                 (ctest's mcp.npm_ci puts one in BUILD/tests/mcp/node_modules)
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const [build, nodeModules, shortArg, longArg] = process.argv.slice(2);
+if (!build || !nodeModules) {
+  console.error('usage: node mcp_gateway_icount.mjs BUILD_DIR NODE_MODULES [SHORT LONG]');
+  process.exit(2);
+}
+const short = Number(shortArg ?? 300), long = Number(longArg ?? 1300);
+if (!(long > short && short >= 0)) {
+  console.error('LONG must be larger than SHORT');
+  process.exit(2);
+}
+try {
+  execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+} catch {
+  console.error('valgrind is not installed (Debian: apt-get install valgrind)');
+  process.exit(2);
+}
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..', '..');
+const toolgate = path.resolve(build, 'host', 'toolgate');
+const plugins = path.resolve(build, 'plugins');
+const sdk = (p) => import(pathToFileURL(path.resolve(nodeModules, '@modelcontextprotocol/sdk/dist/esm', p)).href);
+const { Client } = await sdk('client/index.js');
+const { StdioClientTransport } = await sdk('client/stdio.js');
+const fsServer = path.resolve(nodeModules, '@modelcontextprotocol/server-filesystem/dist/index.js');
+
+const work = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'tg-mcp-icount-')));
+const root = path.join(work, 'project');
+mkdirSync(root);
+const file = path.join(root, 'notes.txt');
+writeFileSync(file, 'hello from the benchmark\n');
+const manifests = {
+  'empty manifest': path.join(work, 'empty.json'),
+  'the sample filesystem policy': path.join(work, 'mcp-filesystem.json'),
+};
+writeFileSync(manifests['empty manifest'], JSON.stringify({ toolgate: 1, plugins: [] }));
+writeFileSync(manifests['the sample filesystem policy'],
+  readFileSync(path.join(repo, 'samples/manifests/mcp-filesystem.json'), 'utf8')
+    .replaceAll('/home/me/project', root).replaceAll('../../plugins/', plugins + '/'));
+
+// One valgrind run: `calls` read_text_file calls after a warm-up of 20.
+async function run(manifest, calls, out) {
+  const transport = new StdioClientTransport({
+    command: 'valgrind',
+    args: ['--tool=callgrind', `--callgrind-out-file=${out}`, toolgate, 'mcp', manifest, '--',
+      process.execPath, fsServer, root],
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'toolgate-icount', version: '1.0.0' });
+  await client.connect(transport);
+  const call = () => client.callTool({ name: 'read_text_file', arguments: { path: file } });
+  for (let i = 0; i < 20 + calls; ++i) {
+    const r = await call();
+    if (r.isError) throw new Error(`the read failed: ${JSON.stringify(r)}`);
+  }
+  await client.close();
+  // callgrind writes its file as the gateway exits.
+  for (let i = 0; i < 100; ++i) {
+    try {
+      const text = readFileSync(out, 'utf8');
+      if (/^totals: \d+/m.test(text)) return text;
+    } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`callgrind wrote no totals to ${out}`);
+}
+
+// Total instructions, and calls of malloc.
+function counts(text) {
+  const total = Number(text.match(/^totals: (\d+)/m)[1]);
+  const ids = [];
+  // operator new calls malloc: malloc's calls count every allocation once.
+  for (const m of text.matchAll(/^c?fn=\((\d+)\) malloc$/gm)) ids.push(m[1]);
+  let allocs = 0;
+  for (const id of new Set(ids))
+    for (const m of text.matchAll(new RegExp(`^cfn=\\(${id}\\).*\\ncalls=(\\d+)`, 'gm'))) allocs += Number(m[1]);
+  return { total, allocs };
+}
+
+console.log(`\n| gateway's own work per tools/call (callgrind, ${long} - ${short} calls) | instructions | allocations |\n|---|---|---|`);
+for (const [name, manifest] of Object.entries(manifests)) {
+  const a = counts(await run(manifest, short, path.join(work, 'short.cg')));
+  const b = counts(await run(manifest, long, path.join(work, 'long.cg')));
+  const n = long - short;
+  const per = (x, y) => Math.round((y - x) / n).toLocaleString('en-US');
+  console.log(`| ${name} | ${per(a.total, b.total)} | ${per(a.allocs, b.allocs)} |`);
+}
+rmSync(work, { recursive: true, force: true });
