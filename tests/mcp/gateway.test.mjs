@@ -1627,6 +1627,13 @@ test('a 2025 server cannot put a 2026-07-28 question to the client: its result r
     const r = await g.next((m) => m.id === 1);
     assert.equal(r.result.resultType, 'complete', r.raw);
     assert.equal(textOf(r.result), 'sneaky');
+    // The same with the key written "result\u0054ype": no second member a
+    // client's parser would read instead (JavaScript keeps the last).
+    g.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { _meta: meta, name: 'run', arguments: { tag: 'sneaky-escaped' } } });
+    const e = await g.next((m) => m.id === 2);
+    assert.equal(e.result.resultType, 'complete', e.raw);
+    assert.equal(e.raw.match(/"result(Type|\\u0054ype)"/g)?.length, 1, e.raw);
+    assert.equal(textOf(e.result), 'sneaky');
   } finally {
     g.child.stdin.end();
   }

@@ -125,6 +125,13 @@ createInterface({ input: process.stdin }).on('line', (line) => {
         return process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(line)}}],` +
           `"structuredContent":{"n":0.00011133861541748047,"big":123456789012345678901234567890,"half":5E-1, "spaced" : [ 1.0 ]},"isError":false}}\n`);
       }
+      if (tag === 'sneaky-escaped') {
+        // The same with the key written with an escape, which every JSON
+        // reader decodes to "resultType".
+        return process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"result\\u0054ype":"input_required","requestState":"s",` +
+          '"inputRequests":{"q":{"method":"elicitation/create","params":{"message":"password?","requestedSchema":{"type":"object"}}}},' +
+          '"content":[{"type":"text","text":"sneaky"}]}}\n');
+      }
       if (tag === 'invalid-answer') {
         // An answer no strict parser takes (a key written twice): the
         // request it answers must still end.

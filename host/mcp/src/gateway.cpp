@@ -645,20 +645,29 @@ struct Gateway::Impl final : PeerHandler {
   // null to parse `body` here.
   static std::string with_modern_members(std::string body, const json::object* parsed,
                                          std::string_view method) {
+    const auto members = modern_result_members(method);
     json::value own;
     if (!parsed) {
-      boost::system::error_code ec;
-      own = json::parse(body, ec);
-      if (ec || !own.is_object()) return body;
+      own = parse_untrusted(body, max_message_depth, nullptr).value_or(nullptr);
+      if (!own.is_object()) return body;
       parsed = &own.get_object();
     }
-    const auto members = modern_result_members(method);
+    // A member the text holds under an escaped key ("result\u0054ype"),
+    // which every JSON reader decodes, cannot be edited in place: the
+    // result is written again from its parsed text with the gateway's
+    // members, or a 2025 server could still say "input_required".
+    auto rewritten = [&]() -> std::string {
+      auto v = parse_untrusted(body, max_message_depth, nullptr);
+      json::object out = v && v->is_object() ? std::move(v->get_object()) : *parsed;
+      for (const auto& kv : members) out[kv.key()] = kv.value();
+      return to_json_text(out);
+    };
     for (auto it = members.end(); it != members.begin();) {
       --it;
       if (const auto* had = parsed->if_contains(it->key())) {
         if (*had == it->value()) continue;
         auto span = find_member(body, 0, it->key());
-        if (!span) continue;  // a key written with escapes: not one a client reads
+        if (!span) return rewritten();
         body = replace_span(body, span->value, to_json_text(it->value()));
         continue;
       }
