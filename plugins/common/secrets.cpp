@@ -211,6 +211,7 @@ SecretScanner::SecretScanner(SecretOptions options) : options_(std::move(options
     for (const auto& d : options_.detectors)
       if (d == b.name) patterns_.push_back(std::make_unique<Pattern>(b.name, b.pattern, o));
   for (const auto& d : options_.detectors) entropy_ = entropy_ || d == "high_entropy";
+  if (!options_.prefilter) return;
   auto prefilter = std::make_unique<Prefilter>(o);
   bool added = true;
   for (std::size_t i = 0; i < patterns_.size() && added; ++i)

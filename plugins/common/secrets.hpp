@@ -55,6 +55,9 @@ struct SecretOptions {
   std::size_t max_length = 512;        // high_entropy: longest token (longer: data, not a key)
   double threshold = 4.3;              // high_entropy: bits per character
   bool decode = true;                  // scan percent- and base64-decoded tokens too
+  // Not a config key: the RE2 set that picks the detectors to run
+  // (SecretScanner::prefilter_).  Off only where a test compares the two.
+  bool prefilter = true;
 };
 
 class SecretScanner {

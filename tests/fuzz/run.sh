@@ -22,7 +22,7 @@ seconds=${FUZZ_SECONDS:-20}
 build=${FUZZ_BUILD_DIR:-build/fuzz}
 findings=$build/findings
 logs=$build/logs
-all=(manifest call_json mcp_framing jsonrpc strict_json config_schema shell_parse path_resolve glob)
+all=(manifest call_json mcp_framing jsonrpc strict_json config_schema shell_parse path_resolve glob secrets)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
