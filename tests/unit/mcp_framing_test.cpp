@@ -101,6 +101,10 @@ TEST(McpJsonRpc, MalformedInputIsAnErrorNeverAThrow) {
       {R"({"jsonrpc":"2.0","id":1,"method":"x","params":3})", rpc_error::invalid_request},
       {R"({"jsonrpc":"2.0","id":1})", rpc_error::invalid_request},
       {R"({"jsonrpc":"2.0","id":1,"result":{},"error":{}})", rpc_error::invalid_request},
+      // A request that also answers: a relay reading its envelope from the
+      // text (a key written "m\u0065thod") could take it for an answer.
+      {R"({"jsonrpc":"2.0","id":1,"method":"ping","result":{}})", rpc_error::invalid_request},
+      {R"({"jsonrpc":"2.0","method":"notifications/x","error":{}})", rpc_error::invalid_request},
       {R"({"jsonrpc":"2.0","result":{}})", rpc_error::invalid_request},
       {"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\xfe\"}", rpc_error::parse_error},
       {std::string(10000, '[') + std::string(10000, ']'), rpc_error::parse_error},

@@ -45,6 +45,20 @@ TEST(McpRawJson, InsertsAFirstMember) {
             R"({"_meta":{"t":0,"x":1},"y":2})");
 }
 
+// A key searched for that holds a backslash is never matched as written.
+// Below, the first key is written a-backslash-n (it is "a" and a newline),
+// the second a-backslash-backslash-n (it is "a", a backslash, "n").  The
+// second's decoded bytes are the first's written ones: matched as written,
+// a search for the second found the first, and a peer sending both (the
+// strict parser takes them: they differ) had one member's value relayed
+// for the other's.
+TEST(McpRawJson, AKeyWithABackslashIsNeverMatchedAsWritten) {
+  const std::string text = R"({"a\n":1,"a\\n":2})";
+  EXPECT_FALSE(find_member(text, 0, "a\\n"));  // a, backslash, n
+  EXPECT_FALSE(find_member(text, 0, "a\n"));   // a, newline
+  EXPECT_TRUE(find_member(R"({"plain":1})", 0, "plain"));
+}
+
 TEST(McpRawJson, TellsWhenAKeyIsWrittenWithEscapes) {
   EXPECT_FALSE(has_escaped_key(R"({"a":"\n\"x\"","b":{"\u0063":1}})", 0));  // values, nested keys
   EXPECT_TRUE(has_escaped_key(R"({"a":1, "\u005fmeta":{}})", 0));

@@ -937,7 +937,7 @@ void HttpFront::Impl::cancel(std::uint64_t id, std::string_view why) {
 }
 
 void HttpFront::Impl::route(Frame frame) {
-  const std::string_view text = frame.text;
+  std::string_view text = frame.text;
   if (frame.kind == Frame::Kind::oversize) {
     // An answer too long to relay still ends its request.
     if (!frame.answer_id || !frame.answer_id->is_int64()) return;
@@ -952,8 +952,21 @@ void HttpFront::Impl::route(Frame frame) {
                 200);
     return;
   }
-  const auto open = object_open(text);
+  auto open = object_open(text);
   if (!open) return;
+  // The envelope is read from the text; a key written with escapes
+  // ("m\u0065thod", relayed as the server wrote it) would not be seen, and
+  // a request taken for an answer to some client's call.  Such a line is
+  // read as every JSON reader reads it, and written again plainly.
+  std::string plain;
+  if (has_escaped_key(text, *open)) {
+    auto v = parse_untrusted(text, max_message_depth, nullptr);
+    if (!v || !v->is_object()) return;
+    plain = to_json_text(*v);
+    text = plain;
+    open = object_open(text);
+    if (!open) return;
+  }
   const auto id = find_member(text, *open, "id");
   const auto method = find_member(text, *open, "method");
   const bool has_method = method.has_value();

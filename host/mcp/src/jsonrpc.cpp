@@ -75,6 +75,12 @@ Message classify(json::value v) {
       return invalid("\"method\" must be a non-empty string", rpc_error::invalid_request, reply_id);
     if (const auto* p = o->if_contains("params"); p && !p->is_object() && !p->is_array())
       return invalid("\"params\" must be an object", rpc_error::invalid_request, reply_id);
+    // A request or notification answers nothing: one with a "result" or
+    // "error" could be taken for an answer by a relay that reads the
+    // envelope from the text (its "method" key written with escapes).
+    if (o->contains("result") || o->contains("error"))
+      return invalid("a request or notification cannot carry a \"result\" or \"error\"",
+                     rpc_error::invalid_request, reply_id);
     if (id && !valid_id(*id))
       return invalid("\"id\" must be a string or an integer", rpc_error::invalid_request);
     m.kind = id ? Message::Kind::request : Message::Kind::notification;

@@ -51,6 +51,10 @@ std::size_t skip_value(std::string_view t, std::size_t i) {
 }  // namespace
 
 std::optional<MemberSpan> find_member(std::string_view t, std::size_t open, std::string_view key) {
+  // Keys are compared as written: a key holding a backslash could equal
+  // another key's escaped spelling, so it is never found (callers then
+  // work from the parsed value).
+  if (key.find('\\') != std::string_view::npos) return std::nullopt;
   if (open >= t.size() || t[open] != '{') return std::nullopt;
   std::size_t i = skip_space(t, open + 1);
   while (i < t.size() && t[i] == '"') {

@@ -34,7 +34,10 @@ struct MemberSpan {
   TextSpan member, value;
 };
 
-// The member `key` of the object whose '{' is at `object_open`.
+// The member `key` of the object whose '{' is at `object_open`.  Keys are
+// compared as written: a member whose key is written with escapes is not
+// found, and neither is any `key` holding a backslash (it could equal
+// another key's escaped spelling).
 std::optional<MemberSpan> find_member(std::string_view text, std::size_t object_open,
                                       std::string_view key);
 
