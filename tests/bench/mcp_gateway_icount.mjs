@@ -16,10 +16,9 @@
 //   NODE_MODULES: where tests/mcp's package-lock.json is installed
 //                 (ctest's mcp.npm_ci puts one in BUILD/tests/mcp/node_modules)
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { benchProject, checkRead, connect, loadSdk, samplePolicy } from './mcp_stdio_support.mjs';
 
 const [build, nodeModules, shortArg, longArg] = process.argv.slice(2);
 if (!build || !nodeModules) {
@@ -37,44 +36,19 @@ try {
   console.error('valgrind is not installed (Debian: apt-get install valgrind)');
   process.exit(2);
 }
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '..', '..');
 const toolgate = path.resolve(build, 'host', 'toolgate');
-const plugins = path.resolve(build, 'plugins');
-const sdk = (p) => import(pathToFileURL(path.resolve(nodeModules, '@modelcontextprotocol/sdk/dist/esm', p)).href);
-const { Client } = await sdk('client/index.js');
-const { StdioClientTransport } = await sdk('client/stdio.js');
-const fsServer = path.resolve(nodeModules, '@modelcontextprotocol/server-filesystem/dist/index.js');
-
-const work = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'tg-mcp-icount-')));
-const root = path.join(work, 'project');
-mkdirSync(root);
-const file = path.join(root, 'notes.txt');
-writeFileSync(file, 'hello from the benchmark\n');
+const sdk = await loadSdk(nodeModules);
+const project = benchProject('tg-mcp-icount-');
 const manifests = {
-  'empty manifest': path.join(work, 'empty.json'),
-  'the sample filesystem policy': path.join(work, 'mcp-filesystem.json'),
+  'empty manifest': project.empty,
+  'the sample filesystem policy': samplePolicy(project, path.resolve(build, 'plugins')),
 };
-writeFileSync(manifests['empty manifest'], JSON.stringify({ toolgate: 1, plugins: [] }));
-writeFileSync(manifests['the sample filesystem policy'],
-  readFileSync(path.join(repo, 'samples/manifests/mcp-filesystem.json'), 'utf8')
-    .replaceAll('/home/me/project', root).replaceAll('../../plugins/', plugins + '/'));
 
 // One valgrind run: `calls` read_text_file calls after a warm-up of 20.
-async function run(manifest, calls, out) {
-  const transport = new StdioClientTransport({
-    command: 'valgrind',
-    args: ['--tool=callgrind', `--callgrind-out-file=${out}`, toolgate, 'mcp', manifest, '--',
-      process.execPath, fsServer, root],
-    stderr: 'ignore',
-  });
-  const client = new Client({ name: 'toolgate-icount', version: '1.0.0' });
-  await client.connect(transport);
-  const call = () => client.callTool({ name: 'read_text_file', arguments: { path: file } });
-  for (let i = 0; i < 20 + calls; ++i) {
-    const r = await call();
-    if (r.isError) throw new Error(`the read failed: ${JSON.stringify(r)}`);
-  }
+async function run(name, manifest, calls, out) {
+  const client = await connect(sdk, 'valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`,
+    toolgate, 'mcp', manifest, '--', process.execPath, sdk.fsServer, project.root]);
+  for (let i = 0; i < 20 + calls; ++i) await checkRead(client, project, name);
   await client.close();
   // callgrind writes its file as the gateway exits.
   for (let i = 0; i < 100; ++i) {
@@ -101,10 +75,9 @@ function counts(text) {
 
 console.log(`\n| gateway's own work per tools/call (callgrind, ${long} - ${short} calls) | instructions | allocations |\n|---|---|---|`);
 for (const [name, manifest] of Object.entries(manifests)) {
-  const a = counts(await run(manifest, short, path.join(work, 'short.cg')));
-  const b = counts(await run(manifest, long, path.join(work, 'long.cg')));
+  const a = counts(await run(name, manifest, short, path.join(project.work, 'short.cg')));
+  const b = counts(await run(name, manifest, long, path.join(project.work, 'long.cg')));
   const n = long - short;
   const per = (x, y) => Math.round((y - x) / n).toLocaleString('en-US');
   console.log(`| ${name} | ${per(a.total, b.total)} | ${per(a.allocs, b.allocs)} |`);
 }
-rmSync(work, { recursive: true, force: true });

@@ -15,10 +15,9 @@
 //   BUILD_DIR: build/bench (toolgate and the plugins, Release)
 //   NODE_MODULES: a folder where tests/mcp's package-lock.json is installed
 //                 (ctest's mcp.npm_ci puts one in BUILD/tests/mcp/node_modules)
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { benchProject, checkRead, connect, loadSdk, readCall, samplePolicy } from './mcp_stdio_support.mjs';
 
 const [build, nodeModules, roundsArg] = process.argv.slice(2);
 if (!build || !nodeModules) {
@@ -26,50 +25,26 @@ if (!build || !nodeModules) {
   process.exit(2);
 }
 const rounds = Number(roundsArg ?? 2000);
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '..', '..');
 const toolgate = path.resolve(build, 'host', 'toolgate');
-const plugins = path.resolve(build, 'plugins');
-const sdk = (p) => import(pathToFileURL(path.resolve(nodeModules, '@modelcontextprotocol/sdk/dist/esm', p)).href);
-const { Client } = await sdk('client/index.js');
-const { StdioClientTransport } = await sdk('client/stdio.js');
-const fsServer = path.resolve(nodeModules, '@modelcontextprotocol/server-filesystem/dist/index.js');
+const sdk = await loadSdk(nodeModules);
+const { fsServer } = sdk;
+const project = benchProject('tg-mcp-bench-');
+const { root, empty } = project;
+const policy = samplePolicy(project, path.resolve(build, 'plugins'));
 
-const work = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'tg-mcp-bench-')));
-const root = path.join(work, 'project');
-mkdirSync(root);
-const file = path.join(root, 'notes.txt');
-writeFileSync(file, 'hello from the benchmark\n');
-const empty = path.join(work, 'empty.json');
-writeFileSync(empty, JSON.stringify({ toolgate: 1, plugins: [] }));
-// The sample policy with its project folder and plugin paths pointed here.
-const policy = path.join(work, 'mcp-filesystem.json');
-writeFileSync(policy, readFileSync(path.join(repo, 'samples/manifests/mcp-filesystem.json'), 'utf8')
-  .replaceAll('/home/me/project', root).replaceAll('../../plugins/', plugins + '/'));
-
-async function connect(command, args) {
-  const transport = new StdioClientTransport({ command, args, stderr: 'ignore' });
-  const client = new Client({ name: 'toolgate-bench', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
-}
 const node = process.execPath;
 // The anchor: a byte relay (tests/bench/stdio_relay.c) in the same place
 // as the gateway -- what any process between client and server costs here.
 const relay = path.resolve(build, 'tests', 'bench', 'toolgate_stdio_relay');
 const cases = {
-  direct: await connect(node, [fsServer, root]),
-  'byte relay (anchor)': await connect(relay, [node, fsServer, root]),
-  'gateway, empty manifest': await connect(toolgate, ['mcp', empty, '--', node, fsServer, root]),
-  'gateway, sample filesystem policy': await connect(toolgate, ['mcp', policy, '--', node, fsServer, root]),
+  direct: await connect(sdk, node, [fsServer, root]),
+  'byte relay (anchor)': await connect(sdk, relay, [node, fsServer, root]),
+  'gateway, empty manifest': await connect(sdk, toolgate, ['mcp', empty, '--', node, fsServer, root]),
+  'gateway, sample filesystem policy': await connect(sdk, toolgate, ['mcp', policy, '--', node, fsServer, root]),
 };
 
-const call = (c) => c.callTool({ name: 'read_text_file', arguments: { path: file } });
-for (const [name, c] of Object.entries(cases)) {
-  const r = await call(c);
-  if (r.isError || !JSON.stringify(r.content).includes('hello from the benchmark'))
-    throw new Error(`${name}: the read failed: ${JSON.stringify(r)}`);
-}
+const call = (c) => readCall(c, project);
+for (const [name, c] of Object.entries(cases)) await checkRead(c, project, name);
 
 const ns = () => process.hrtime.bigint();
 const median = (xs) => {
@@ -128,4 +103,3 @@ console.log(`20 in flight: ${rd.toFixed(0)} calls/s direct, ${rr.toFixed(0)} thr
 writeFileSync(path.join(build, 'mcp_sdk_latency.json'), JSON.stringify(out, null, 2));
 
 for (const c of Object.values(cases)) await c.close();
-rmSync(work, { recursive: true, force: true });
