@@ -63,11 +63,12 @@ struct Rig : PeerHandler {
   std::mutex mutex;
   std::vector<std::string> results;
 
-  Rig() {
+  // With `readers`, the peers read on its threads (Peer::pass_reading).
+  explicit Rig(WorkerPool* readers = nullptr) {
     a.connect(b, *this);
     b.connect(a, *this);
-    ta = std::thread([this] { a.read_loop(); });
-    tb = std::thread([this] { b.read_loop(); });
+    ta = std::thread([this, readers] { a.read_loop(readers); });
+    tb = std::thread([this, readers] { b.read_loop(readers); });
   }
   ~Rig() override {
     a.wake();
@@ -75,7 +76,11 @@ struct Rig : PeerHandler {
     ta.join();
     tb.join();
   }
-  bool take_request(Peer&, Message&, json::object&) override { return false; }
+  // Set before any message is sent: what the gateway would take itself.
+  std::function<bool(Peer&, Message&)> on_request;
+  bool take_request(Peer& from, Message& m, json::object&) override {
+    return on_request && on_request(from, m);
+  }
   bool take_notification(Peer&, Message&) override { return false; }
   std::optional<json::object> saw_result(Peer& from, const PendingRequest& p,
                                          const json::object&) override {
@@ -300,4 +305,69 @@ TEST(McpPeer, RequestAsyncFailsWhenThePeerGoes) {
   ASSERT_TRUE(got.wait_for(1));
   EXPECT_EQ(got.answers[0].end, Answer::End::failed);
   EXPECT_EQ(got.answers[0].failure(), "peer B exited");
+}
+
+// Leader/follower (Peer::pass_reading): a handler that keeps long work on
+// the thread that read its message hands the reading on first, so the
+// messages after it are read and relayed while the work goes on; the
+// reading ends, and read_loop returns, only at the end of the stream.
+TEST(McpPeer, AHandlerThatPassesTheReadingOnDoesNotHoldUpLaterMessages) {
+  WorkerPool successors(8);  // outlives the rig's reading threads
+  Rig rig(&successors);
+  std::mutex m;
+  std::condition_variable cv;
+  bool released = false;
+  std::thread::id held_on;
+  std::atomic<int> passes{0};
+  rig.on_request = [&](Peer& from, Message& msg) {
+    if (msg.method() != "hold") return false;
+    held_on = std::this_thread::get_id();
+    if (from.pass_reading(successors)) ++passes;
+    // Long work: until the test lets it go.
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] { return released; });
+    from.send(make_result(msg.id(), json::object{{"held", true}}));
+    return true;
+  };
+  put(rig.a_in.w, request(1, "hold"));
+  put(rig.a_in.w, request(2, "ping"));
+  // Relayed while "hold" is still held (without the pass, peer A's only
+  // reader would be stuck in the handler and this would time out).
+  auto ping = get(rig.b_out.r);
+  EXPECT_EQ(ping.at("method"), "ping");
+  put(rig.b_in.w, make_result(ping.at("id"), json::object{}));
+  EXPECT_EQ(get(rig.a_out.r).at("id"), json::value(2));
+  EXPECT_EQ(passes, 1);
+  EXPECT_NE(held_on, std::thread::id());
+  EXPECT_NE(held_on, rig.ta.get_id());  // read_loop's caller only waits
+  // Only the thread reading may pass it on.
+  EXPECT_FALSE(rig.a.pass_reading(successors));
+  {
+    std::lock_guard lock(m);
+    released = true;
+  }
+  cv.notify_all();
+  auto held = get(rig.a_out.r);
+  EXPECT_EQ(held.at("id"), json::value(1));
+  EXPECT_EQ(held.at("result").at("held"), true);
+  // The reading went on after the held work ended, and passes again.
+  put(rig.a_in.w, request(3, "hold"));
+  EXPECT_EQ(get(rig.a_out.r).at("id"), json::value(3));
+  EXPECT_EQ(passes, 2);
+}
+
+// The thread that called read_loop without readers reads itself and must
+// come back to its caller: it never passes the reading on.
+TEST(McpPeer, ReadLoopsOwnThreadNeverPassesTheReadingOn) {
+  WorkerPool successors(8);
+  Rig rig;
+  std::atomic<int> refused{0};
+  rig.on_request = [&](Peer& from, Message& msg) {
+    if (!from.pass_reading(successors)) ++refused;
+    from.send(make_result(msg.id(), json::object{}));
+    return true;
+  };
+  put(rig.a_in.w, request(1, "hold"));
+  EXPECT_EQ(get(rig.a_out.r).at("id"), json::value(1));
+  EXPECT_EQ(refused, 1);
 }

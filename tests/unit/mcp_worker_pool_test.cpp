@@ -88,3 +88,48 @@ TEST(McpWorkerPool, ThreadsBeyondKeepEndWhenIdle) {
   pool.shutdown();
   EXPECT_TRUE(ran);
 }
+
+// A reservation (a call run by a thread that is not the pool's) takes a
+// place in the limit like a running task; start_now runs a task at once
+// or not at all -- it never waits in the queue.
+TEST(McpWorkerPool, AReservationTakesAPlaceAndStartNowNeverQueues) {
+  WorkerPool pool(2);
+  Gate gate;
+  std::atomic<int> started{0};
+  {
+    auto place = pool.reserve();
+    ASSERT_TRUE(place);
+    for (int i = 0; i < 2; ++i)
+      pool.submit([&] {
+        ++started;
+        gate.wait();
+      });
+    std::this_thread::sleep_for(50ms);
+    EXPECT_EQ(started, 1);  // the reservation holds the other place
+    EXPECT_FALSE(pool.reserve());
+    std::atomic<bool> ran{false};
+    EXPECT_FALSE(pool.start_now([&] { ran = true; }));
+    std::this_thread::sleep_for(20ms);
+    EXPECT_FALSE(ran);  // refused, and not kept either
+  }
+  // Released: the queued task runs.
+  const auto until = std::chrono::steady_clock::now() + 5s;
+  while (started < 2 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(started, 2);
+  gate.release();
+  pool.shutdown();
+}
+
+TEST(McpWorkerPool, StartNowRunsBesideBusyThreads) {
+  WorkerPool pool(4);
+  Gate gate;
+  for (int i = 0; i < 3; ++i) pool.submit([&] { gate.wait(); });
+  std::atomic<bool> ran{false};
+  EXPECT_TRUE(pool.start_now([&] { ran = true; }));
+  const auto until = std::chrono::steady_clock::now() + 5s;
+  while (!ran && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(1ms);
+  EXPECT_TRUE(ran);
+  gate.release();
+  pool.shutdown();
+  EXPECT_FALSE(pool.start_now([] {}));  // stopped
+}

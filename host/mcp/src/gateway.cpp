@@ -84,7 +84,8 @@ struct Gateway::Impl final : PeerHandler {
             [this](const ToolContext& c) { return forward_request(c); }, pins, opt.session_id,
             opt.own_tools),
         pool(opt.max_calls_in_flight),
-        server_request_pool(opt.max_calls_in_flight) {
+        server_request_pool(opt.max_calls_in_flight),
+        readers(2 * opt.max_calls_in_flight + 2, 2) {
     client.connect(server, *this);
     server.connect(client, *this);
     if (server_modern) {
@@ -126,6 +127,13 @@ struct Gateway::Impl final : PeerHandler {
   // about, and it holds a thread of `pool` until the answer comes.
   WorkerPool server_request_pool;
   std::thread server_thread;
+  // The threads that read the peers: the reading moves to another when
+  // the thread that read a message keeps its work (Peer::pass_reading),
+  // counted in `pool` or `server_request_pool` (a Reservation).  So at
+  // most one reader per peer plus that work; the gateway's own threads
+  // (run's, server_thread) only wait for the reading to end, and a hook
+  // that never returns holds none of them.
+  WorkerPool readers;
 
   std::atomic<bool> client_elicits{false};
   // The client's protocol era, decided by its first request: initialize
@@ -869,9 +877,22 @@ struct Gateway::Impl final : PeerHandler {
     start(call, call->from_server ? server_request_pool : pool, from);
   }
 
-  // Runs the call on a worker of `on`; when no thread can be had at all,
-  // the requester gets an error now instead of waiting forever.
+  // Runs `work` on this thread, which read its message from `from`, when
+  // `on` has room for it and another thread can go on reading `from`
+  // (Peer::pass_reading); false when it cannot, and nothing ran.
+  template <class Work>
+  bool run_where_read(WorkerPool& on, Peer& from, Work&& work) {
+    const auto place = on.reserve();
+    if (!place || !from.pass_reading(readers)) return false;
+    work();
+    return true;
+  }
+
+  // Runs the call where its message was read (run_where_read), else on a
+  // worker of `on`; when no thread can be had at all, the requester gets
+  // an error now instead of waiting forever.
   void start(const std::shared_ptr<ClientCall>& call, WorkerPool& on, Peer& requester) {
+    if (run_where_read(on, requester, [&] { run_call(call); })) return;
     if (on.submit([this, call] { run_call(call); })) return;
     calls.finish(*call);
     requester.reply_error(call->client_id, rpc_error::internal_error,
@@ -1106,12 +1127,17 @@ struct Gateway::Impl final : PeerHandler {
           auto out =
               std::make_shared<ToolOutput>(call_output(a, name, round->call.get(), *round->signal));
           // The rest of the call runs here, on the thread that read the
-          // answer, unless plugin code runs on the result: a slow hook
-          // must not hold up the server's other answers.
+          // answer.  When plugin code runs on the result, reading the
+          // server goes on on another thread first (a slow hook must not
+          // hold up the server's other answers), or the rest runs on a
+          // worker.
+          const auto finish = [completion, out] {
+            std::move(*completion).complete(std::move(*out));
+          };
           if (host.runs_hooks_on_result(name) &&
-              pool.submit([completion, out] { std::move(*completion).complete(std::move(*out)); }))
+              (run_where_read(pool, server, finish) || pool.submit(finish)))
             return;
-          std::move(*completion).complete(std::move(*out));
+          finish();
         },
         server_modern ? &round->envelope : nullptr);
   }
@@ -1719,7 +1745,7 @@ struct Gateway::Impl final : PeerHandler {
 
   // ---- lifetime ---------------------------------------------------------------------
   void read_server() {
-    server.read_loop();
+    server.read_loop(&readers);
     if (shutting_down) return;
     // The server closed its output: it exited (or will be made to).
     auto st = server_process.wait_for(std::chrono::milliseconds(500));
@@ -1779,13 +1805,14 @@ struct Gateway::Impl final : PeerHandler {
     host.set_approver([this](const ApprovalRequest& r) { return approve(r); });
     server_thread = std::thread([this] { read_server(); });
     if (server_modern) listen_for_tool_changes();
-    client.read_loop();
+    client.read_loop(&readers);
     int status = 0;
+    bool drained = true;
     if (server.gone()) {
       // Calls waiting on the server have failed; let them answer the client.
       calls.wait_drained(std::chrono::milliseconds(2000));
       calls.cancel_all();
-      drain_workers();
+      drained = drain_workers();
       status = 1;
     } else {
       // The client closed its input (or its output broke): nothing more can
@@ -1794,11 +1821,17 @@ struct Gateway::Impl final : PeerHandler {
       client.set_gone(std::string(client_gone_text));
       client.fail_pending(std::string(client_gone_text));
       calls.cancel_all();
-      const bool drained = drain_workers();
+      drained = drain_workers();
       stop_server();
       if (!drained) status = 1;
     }
     server_thread.join();
+    // Both peers' reading has ended; a reader thread still running a call
+    // is one drain_workers gave up on.
+    if (drained)
+      readers.shutdown();
+    else
+      readers.abandon();
     return status;
   }
 };

@@ -219,11 +219,42 @@ std::int64_t Peer::request_text_async(std::string_view method, std::string_view 
 
 // ---- reading and relaying ------------------------------------------------------------------
 
-void Peer::read_loop() {
+void Peer::read_loop(WorkerPool* readers) {
+  if (!readers || !readers->start_now([this] { read_frames(); })) {
+    loop_thread_ = std::this_thread::get_id();
+    read_frames();
+  }
+  std::unique_lock lock(reading_mutex_);
+  reading_ended_cv_.wait(lock, [&] { return reading_ended_; });
+}
+
+void Peer::read_frames() {
+  const auto me = std::this_thread::get_id();
+  reading_thread_ = me;
   while (auto f = reader_.next()) {
     on_frame(*f);
+    // Passed on while the message was handled: another thread reads now.
+    if (reading_thread_.load() != me) return;
     if (!handler_->keep_reading(*this)) break;
   }
+  reading_thread_ = std::thread::id();  // nothing left to pass on
+  // Notified under the lock: read_loop's caller may destroy this peer as
+  // soon as it sees the flag.
+  std::lock_guard lock(reading_mutex_);
+  reading_ended_ = true;
+  reading_ended_cv_.notify_all();
+}
+
+bool Peer::pass_reading(WorkerPool& successors) {
+  const auto me = std::this_thread::get_id();
+  if (reading_thread_.load() != me || loop_thread_.load() == me) return false;
+  // Cleared first: the successor may start (and pass it on again) before
+  // start_now returns, and this thread must then see that it is not the
+  // one reading.
+  reading_thread_ = std::thread::id();
+  if (successors.start_now([this] { read_frames(); })) return true;
+  reading_thread_ = me;
+  return false;
 }
 
 void Peer::on_frame(Frame& f) {

@@ -13,6 +13,7 @@
 #include "id_map.hpp"
 #include "jsonrpc.hpp"
 #include "request_envelope.hpp"
+#include "worker_pool.hpp"
 
 #include <toolgate/signal.hpp>
 
@@ -21,6 +22,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -30,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace toolgate::mcp {
@@ -134,8 +137,22 @@ class Peer {
   IdMap& ids() { return ids_; }  // the requests sent to this peer
 
   // Reads and handles messages until end of stream, wake(), or the
-  // handler's keep_reading() says stop.
-  void read_loop();
+  // handler's keep_reading() says stop, and returns once the reading has
+  // ended.  With `readers`, the reading runs on a thread of it (and may
+  // move to others: pass_reading) while this one only waits; otherwise,
+  // or when no thread can start, on this thread, which then never passes
+  // it on -- it must come back to its caller, whatever a handler does.
+  void read_loop(WorkerPool* readers = nullptr);
+  // Leader/follower, for a handler about to do long work (plugin code) on
+  // a message this thread read: the reading goes on on a thread of
+  // `successors`, started now, and this thread keeps the work, the
+  // message's data still in its caches.  Handing the work to a waiting
+  // thread instead costs a wake-up before it starts, which on a small VM
+  // costs more than the work (docs/design.md §3.2).  false, and nothing
+  // changed, when this thread is not the one reading or no thread can
+  // start now.  After true, this thread reads no more (it returns from
+  // the handler as usual).
+  bool pass_reading(WorkerPool& successors);
   void wake() { reader_.wake(); }
 
   bool send(const boost::json::object& message);
@@ -187,6 +204,9 @@ class Peer {
   void shut_output() { writer_.shut(); }
 
  private:
+  // Reads until end of stream (then ends the reading: read_loop returns)
+  // or until this thread passes the reading on.
+  void read_frames();
   void on_frame(Frame& f);
   void on_request(Message& m);
   void on_notification(Message& m);
@@ -215,7 +235,12 @@ class Peer {
   std::string name_;
   std::size_t max_message_bytes_;
   std::chrono::milliseconds signal_check_;
-  LineReader reader_;
+  LineReader reader_;  // used by the one thread reading (reading_thread_)
+  std::atomic<std::thread::id> reading_thread_{};
+  std::atomic<std::thread::id> loop_thread_{};  // read_loop's caller, reading itself
+  std::mutex reading_mutex_;
+  std::condition_variable reading_ended_cv_;
+  bool reading_ended_ = false;
   LineWriter writer_;
   IdMap ids_;
   Peer* other_ = nullptr;

@@ -29,15 +29,61 @@ bool WorkerPool::submit(std::function<void()> task) {
   return true;
 }
 
+bool WorkerPool::start_now(std::function<void()> task) {
+  {
+    std::lock_guard lock(mutex_);
+    reap_locked();
+    if (stopping_) return false;
+    // It must not wait in the queue: the tasks queued before it, and it,
+    // must all have a place in the limit and a thread -- one not running
+    // a task (idle, or just started) and not claimed by a queued task, or
+    // a new one.
+    if (busy_ + reserved_ + queue_.size() >= max_) return false;
+    const std::size_t free_threads = threads_.size() - busy_;
+    if (free_threads < queue_.size()) return false;
+    if (free_threads == queue_.size()) {
+      if (threads_.size() >= max_) return false;
+      const std::size_t id = next_id_++;
+      try {
+        threads_.emplace(id, std::thread([this, id] { loop(id); }));
+      } catch (const std::system_error&) {
+        return false;
+      }
+    }
+    queue_.push_back(std::move(task));
+  }
+  cv_.notify_one();
+  return true;
+}
+
+WorkerPool::Reservation WorkerPool::reserve() {
+  std::lock_guard lock(mutex_);
+  if (stopping_ || busy_ + reserved_ >= max_) return Reservation();
+  ++reserved_;
+  return Reservation(this);
+}
+
+void WorkerPool::release() {
+  {
+    std::lock_guard lock(mutex_);
+    --reserved_;
+  }
+  // A task queued while the place was held may run now.
+  cv_.notify_one();
+}
+
 void WorkerPool::loop(std::size_t id) {
   std::unique_lock lock(mutex_);
   while (true) {
     ++idle_;
-    const bool woken =
-        cv_.wait_for(lock, idle_timeout_, [&] { return stopping_ || !queue_.empty(); });
+    const bool woken = cv_.wait_for(lock, idle_timeout_, [&] {
+      // Reservations take places in the limit as running tasks do.
+      return stopping_ || (!queue_.empty() && busy_ + reserved_ < max_);
+    });
     --idle_;
     if (!woken) {
-      if (threads_.size() <= keep_) continue;
+      // A task queued behind the limit (reserve) still needs this thread.
+      if (threads_.size() <= keep_ || !queue_.empty()) continue;
       // Idle too long and more threads than kept: this one ends.  Its
       // std::thread moves to ended_, joined by the next submit or shutdown.
       auto self = threads_.find(id);
@@ -49,6 +95,7 @@ void WorkerPool::loop(std::size_t id) {
     if (queue_.empty()) return;  // stopping, nothing left
     auto task = std::move(queue_.front());
     queue_.pop_front();
+    ++busy_;
     lock.unlock();
     // A task that throws must not end the process (std::thread would call
     // std::terminate): its own code answers for its call; this only logs.
@@ -60,6 +107,7 @@ void WorkerPool::loop(std::size_t id) {
       spdlog::error("a gateway worker's task failed");
     }
     lock.lock();
+    --busy_;
   }
 }
 

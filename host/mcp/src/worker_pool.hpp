@@ -9,7 +9,8 @@
 // `max_threads` (1024 by default: a limit on memory, not on a usual
 // client); only past that does it wait its turn.  Threads stay for the next
 // task -- the fast path of a call creates none -- and those beyond `keep`
-// end after `idle_timeout` without work.
+// end after `idle_timeout` without work.  A reservation (reserve) counts
+// against the limit like a running task.
 #pragma once
 
 #include <chrono>
@@ -20,6 +21,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace toolgate::mcp {
@@ -37,6 +39,34 @@ class WorkerPool {
   // created (the process's thread limit); the task is not kept.  When a
   // new thread cannot be created but others exist, the task waits for one.
   bool submit(std::function<void()> task);
+  // Starts `task` on a thread now -- an idle one, or a new one while there
+  // are fewer than `max_threads` -- or returns false and keeps nothing.
+  // Never queues: for a task that others wait on (a peer's reading,
+  // Peer::pass_reading), which must not wait behind them.
+  bool start_now(std::function<void()> task);
+
+  // A place in the pool's limit for one task's work done by a thread that
+  // is not the pool's (a call run where its message was read:
+  // Peer::pass_reading): while it is held, the pool runs one task fewer
+  // at once, so `max_threads` still bounds everything run in its name.
+  class Reservation {
+   public:
+    Reservation() = default;
+    Reservation(Reservation&& o) noexcept : pool_(std::exchange(o.pool_, nullptr)) {}
+    Reservation& operator=(Reservation&&) = delete;
+    ~Reservation() {
+      if (pool_) pool_->release();
+    }
+    explicit operator bool() const { return pool_ != nullptr; }
+
+   private:
+    friend class WorkerPool;
+    explicit Reservation(WorkerPool* p) : pool_(p) {}
+    WorkerPool* pool_ = nullptr;
+  };
+  // Empty when the pool is at its limit (the work should queue instead).
+  Reservation reserve();
+
   // Runs every queued task, then joins the threads.
   void shutdown();
   // Detaches the threads instead of joining them: for a process about to
@@ -48,6 +78,7 @@ class WorkerPool {
 
  private:
   void loop(std::size_t id);
+  void release();
   // Tells the threads to stop once the queue is empty; hands them over.
   std::vector<std::thread> stop();
   // Joins threads that ended on their idle timeout (under the lock: they
@@ -64,6 +95,8 @@ class WorkerPool {
   std::size_t keep_;
   std::chrono::milliseconds idle_timeout_;
   std::size_t idle_ = 0;
+  std::size_t busy_ = 0;      // the pool's threads running a task
+  std::size_t reserved_ = 0;  // reservations held (reserve)
   bool stopping_ = false;
 };
 
