@@ -60,22 +60,30 @@ struct Rig : PeerHandler {
   Peer a{"peer A", a_in.r, a_out.w, kMaxBytes, std::chrono::milliseconds(5)};
   Peer b{"peer B", b_in.r, b_out.w, kMaxBytes, std::chrono::milliseconds(5)};
   std::thread ta, tb;
+  std::atomic<bool> a_ended{false};  // peer A's read_loop has returned
   std::mutex mutex;
   std::vector<std::string> results;
 
   // With `readers`, the peers read on its threads (Peer::pass_reading).
-  explicit Rig(WorkerPool* readers = nullptr) {
+  explicit Rig(WorkerPool* readers = nullptr) : readers(readers) {
     a.connect(b, *this);
     b.connect(a, *this);
-    ta = std::thread([this, readers] { a.read_loop(readers); });
+    ta = std::thread([this, readers] {
+      a.read_loop(readers);
+      a_ended = true;
+    });
     tb = std::thread([this, readers] { b.read_loop(readers); });
   }
   ~Rig() override {
     a.wake();
     b.wake();
+    // A former reader may still be returning from its handler: joined
+    // before the peers go.
+    if (readers) readers->shutdown();
     ta.join();
     tb.join();
   }
+  WorkerPool* readers;
   // Set before any message is sent: what the gateway would take itself.
   std::function<bool(Peer&, Message&)> on_request;
   bool take_request(Peer& from, Message& m, json::object&) override {
@@ -312,10 +320,10 @@ TEST(McpPeer, RequestAsyncFailsWhenThePeerGoes) {
 // messages after it are read and relayed while the work goes on; the
 // reading ends, and read_loop returns, only at the end of the stream.
 TEST(McpPeer, AHandlerThatPassesTheReadingOnDoesNotHoldUpLaterMessages) {
+  std::mutex m;  // before the rig: its handlers use them until it is gone
+  std::condition_variable cv;
   WorkerPool successors(8);  // outlives the rig's reading threads
   Rig rig(&successors);
-  std::mutex m;
-  std::condition_variable cv;
   bool released = false;
   std::thread::id held_on;
   std::atomic<int> passes{0};
@@ -370,4 +378,18 @@ TEST(McpPeer, ReadLoopsOwnThreadNeverPassesTheReadingOn) {
   put(rig.a_in.w, request(1, "hold"));
   EXPECT_EQ(get(rig.a_out.r).at("id"), json::value(1));
   EXPECT_EQ(refused, 1);
+}
+
+// A handler that throws on a reading thread of the pool ends the reading,
+// as the end of the stream would: read_loop's caller goes on instead of
+// waiting for a reader that no longer exists.
+TEST(McpPeer, AnErrorOnAReadingThreadEndsTheReadingInsteadOfHangingIt) {
+  WorkerPool successors(8);
+  Rig rig(&successors);
+  rig.on_request = [](Peer&, Message&) -> bool { throw std::runtime_error("a handler broke"); };
+  put(rig.a_in.w, request(1, "boom"));
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!rig.a_ended && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(rig.a_ended);
 }

@@ -1313,8 +1313,7 @@ struct Gateway::Impl final : PeerHandler {
       sub->from_server = true;
       sub->client_id = json::string(parent.call_id + "/" + r.key);
       sub->tool = std::string(sub->gated->name);
-      sub->arguments = r.params;
-      sub->params = r.params;
+      sub->params = r.params;  // its arguments go straight into the ToolCall below
       sub->params_text = r.params_text;
       sub->signal = round.signal;
       sub->call_id = opt.session_id + "-" + std::to_string(++call_counter);

@@ -231,15 +231,30 @@ void Peer::read_loop(WorkerPool* readers) {
 void Peer::read_frames() {
   const auto me = std::this_thread::get_id();
   reading_thread_ = me;
-  while (auto f = reader_.next()) {
-    on_frame(*f);
-    // Passed on while the message was handled: another thread reads now.
+  try {
+    // keep_reading is asked before each message, so a successor asks it
+    // too before the frames its predecessor had already read.
+    while (handler_->keep_reading(*this)) {
+      auto f = reader_.next();
+      if (!f) break;
+      on_frame(*f);
+      // Passed on while the message was handled: another thread reads now.
+      if (reading_thread_.load() != me) return;
+    }
+  } catch (const std::exception& e) {
+    // Nothing is left that would read this peer: the reading ends as at
+    // the end of its stream, so read_loop's caller goes on (shuts down)
+    // instead of waiting for ever.
+    spdlog::error("reading {} stopped: {}", name_, e.what());
+    if (reading_thread_.load() != me) return;  // passed on before it threw
+  } catch (...) {
+    spdlog::error("reading {} stopped: an unknown error", name_);
     if (reading_thread_.load() != me) return;
-    if (!handler_->keep_reading(*this)) break;
   }
   reading_thread_ = std::thread::id();  // nothing left to pass on
-  // Notified under the lock: read_loop's caller may destroy this peer as
-  // soon as it sees the flag.
+  // Notified under the lock: read_loop's caller may go on as soon as it
+  // sees the flag.  (A former reader may still be returning from its
+  // handler: whoever destroys this peer joins the reading threads first.)
   std::lock_guard lock(reading_mutex_);
   reading_ended_ = true;
   reading_ended_cv_.notify_all();

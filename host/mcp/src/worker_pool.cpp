@@ -58,7 +58,9 @@ bool WorkerPool::start_now(std::function<void()> task) {
 
 WorkerPool::Reservation WorkerPool::reserve() {
   std::lock_guard lock(mutex_);
-  if (stopping_ || busy_ + reserved_ >= max_) return Reservation();
+  // Queued tasks come first: a reservation never takes the place one of
+  // them is waiting for.
+  if (stopping_ || busy_ + reserved_ + queue_.size() >= max_) return Reservation();
   ++reserved_;
   return Reservation(this);
 }
