@@ -309,6 +309,10 @@ expect "--every abc is a usage error" 2 '--every takes a whole number of ms from
   "$tg" watch "$work/w/m.json" --every abc
 expect "--max-message-bytes -1 is a usage error" 2 '--max-message-bytes takes a whole number of bytes from 1024' \
   "$tg" mcp "$m/1-baseline.json" --max-message-bytes -1 -- /bin/true
+expect "--question-timeout-ms without --listen is a usage error" 2 '--question-timeout-ms goes with --listen' \
+  "$tg" mcp "$m/1-baseline.json" --question-timeout-ms 500 -- /bin/true
+expect "--question-timeout-ms 5 is a usage error" 2 '--question-timeout-ms takes a whole number of milliseconds from 100' \
+  "$tg" mcp "$m/1-baseline.json" --listen 0 --question-timeout-ms 5 -- /bin/true
 mkdir -p "$work/f"
 printf '{"toolgate":1,"plugins":[{"id":"test.kit","path":"%s","config":{"fail_init":"no"}}]}' \
   "$test_plugins/testkit.so" > "$work/f/m.json"

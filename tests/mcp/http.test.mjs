@@ -386,6 +386,30 @@ test('2025-era sessions over --listen, raw: the approval is asked on the call\'s
   } finally { await g.stop(); }
 });
 
+test('2025-era sessions over --listen: a question not answered within --question-timeout-ms ends its call, and a late answer approves nothing', async () => {
+  const g = await listen({ args: ['--question-timeout-ms', '500'] });
+  try {
+    const session = (await post(g.url, initialize(1, '2025-11-25', { elicitation: {} }), legacyHeaders(null))).headers.get('mcp-session-id');
+    const file = path.join(root, 'ask-me-unanswered.txt');
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'write_file', arguments: { path: file, content: 'late' } } });
+    const asked = Date.now();
+    const r = await fetch(g.url, { method: 'POST', headers: legacyHeaders(session), body });
+    const sse = sseMessages(r);
+    await until('the question', () => sse.messages().some((m) => m.method === 'elicitation/create'));
+    const q = sse.messages().find((m) => m.method === 'elicitation/create');
+    await until('the call ends unanswered', () => sse.messages().some((m) => m.id === 9));
+    const ended = sse.messages().find((m) => m.id === 9);
+    const waited = Date.now() - asked;
+    assert.match(ended.error?.message ?? '', /did not answer the gateway's question in time/, JSON.stringify(ended));
+    assert.ok(waited >= 400 && waited < 10000, `ended after ${waited} ms`);
+    await sse.done;
+    // The answer that comes anyway approves nothing.
+    await post(g.url, { jsonrpc: '2.0', id: q.id, result: { action: 'accept', content: {} } }, legacyHeaders(session));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.ok(!existsSync(file), 'nothing was written');
+  } finally { await g.stop(); }
+});
+
 test('the answer keeps the client id and the bytes the server wrote; headers that disagree with the body are refused', async () => {
   const log = newLog();
   const g = await listen({ server: [modernServer], log });

@@ -163,7 +163,7 @@ const std::vector<Command>& commands() {
        "        [--tools fs [--workspace DIR]]\n"
        "        [--on-drift block|ask|allow] [--server-protocol P] [--no-strict]\n"
        "        [--listen [HOST:]PORT [--token-file F] [--allow-origin O,...]\n"
-       "         [--max-connections N] [--http-timeout-ms N]]\n"
+       "         [--max-connections N] [--http-timeout-ms N] [--question-timeout-ms N]]\n"
        "        [--upstream-token-file F] [--upstream-ca F]\n"
        "        [--redis HOST:PORT --redis-prefix P [--redis-password-file F]\n"
        "         [--seal-key-file F]]\n"
@@ -210,6 +210,9 @@ const std::vector<Command>& commands() {
        "  --max-connections N           open connections at most (default 256)\n"
        "  --http-timeout-ms N           a request must arrive, and each write finish,\n"
        "                                within N ms (default 30000)\n"
+       "  --question-timeout-ms N       a 2025-era session's client must answer the\n"
+       "                                gateway's question (an approval) within N ms,\n"
+       "                                else its call ends (default 600000)\n"
        "  --code-mode-only              offer run_code instead of the server's tools\n"
        "                                (which stay its bindings)\n" CODE_MODE_HELP TOOL_SET_HELP
        "  --upstream-token-file F       a URL server: send the first token in F (owner-\n"

@@ -232,7 +232,8 @@ int run_mcp_pin(const Args& before, const std::vector<std::string>& command) {
 // without --listen (stdio).  IPv6 hosts in brackets: [::1]:8080.
 std::optional<mcp::HttpListenOptions> listen_options(const Args& rest) {
   auto listen = flag_value(rest, "--listen");
-  for (const char* f : {"--token-file", "--allow-origin", "--max-connections", "--http-timeout-ms"})
+  for (const char* f : {"--token-file", "--allow-origin", "--max-connections", "--http-timeout-ms",
+                        "--question-timeout-ms"})
     if (!listen && flag_value(rest, f))
       throw UsageError(std::string(f) + " goes with --listen [HOST:]PORT");
   if (!listen) return std::nullopt;
@@ -264,6 +265,11 @@ std::optional<mcp::HttpListenOptions> listen_options(const Args& rest) {
     o.request_timeout = ms;
     o.write_timeout = ms;
   }
+  // How long a 2025-era session's client has to answer the gateway's
+  // question (an approval, a server's question) before its call ends.
+  if (auto n = flag_value(rest, "--question-timeout-ms"))
+    o.question_timeout = std::chrono::milliseconds(
+        number_option("--question-timeout-ms", *n, 100, 86400000, "milliseconds"));
   return o;
 }
 
@@ -318,6 +324,7 @@ const std::vector<std::string>& mcp_value_flags() {
                                               "--allow-origin",
                                               "--max-connections",
                                               "--http-timeout-ms",
+                                              "--question-timeout-ms",
                                               "--upstream-token-file",
                                               "--upstream-ca",
                                               "--redis",
