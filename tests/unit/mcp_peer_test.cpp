@@ -327,10 +327,12 @@ TEST(McpPeer, AHandlerThatPassesTheReadingOnDoesNotHoldUpLaterMessages) {
   bool released = false;
   std::thread::id held_on;
   std::atomic<int> passes{0};
+  std::atomic<int> entered{0};
   rig.on_request = [&](Peer& from, Message& msg) {
     if (msg.method() != "hold") return false;
     held_on = std::this_thread::get_id();
     if (from.pass_reading(successors)) ++passes;
+    ++entered;
     // Long work: until the test lets it go.
     std::unique_lock lock(m);
     cv.wait(lock, [&] { return released; });
@@ -338,6 +340,10 @@ TEST(McpPeer, AHandlerThatPassesTheReadingOnDoesNotHoldUpLaterMessages) {
     return true;
   };
   put(rig.a_in.w, request(1, "hold"));
+  // Sent once "hold" is being handled: a message already waiting keeps
+  // the reading where it is (TheReadingIsNotPassedOnWhileTheNextMessageIsWaiting).
+  for (int i = 0; i < 5000 && entered == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   put(rig.a_in.w, request(2, "ping"));
   // Relayed while "hold" is still held (without the pass, peer A's only
   // reader would be stuck in the handler and this would time out).
@@ -392,4 +398,32 @@ TEST(McpPeer, AnErrorOnAReadingThreadEndsTheReadingInsteadOfHangingIt) {
   while (!rig.a_ended && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_TRUE(rig.a_ended);
+}
+
+// Under load the reading stays where it is: a message whose next one has
+// already arrived is not handled where it was read (its work would go to
+// a worker), so the next one is read at once instead of after a
+// successor wakes; the last one of a burst is.
+TEST(McpPeer, TheReadingIsNotPassedOnWhileTheNextMessageIsWaiting) {
+  WorkerPool successors(8);
+  Rig rig(&successors);
+  std::mutex m;
+  std::vector<int> passed;  // by request id: 1 passed, 0 refused
+  rig.on_request = [&](Peer& from, Message& msg) {
+    const bool p = from.pass_reading(successors);
+    {
+      std::lock_guard lock(m);
+      passed.push_back(p ? 1 : 0);
+    }
+    from.send(make_result(msg.id(), json::object{}));
+    return true;
+  };
+  // Both lines in one write: read together.
+  std::string burst =
+      json::serialize(request(1, "a")) + "\n" + json::serialize(request(2, "b")) + "\n";
+  ASSERT_EQ(::write(rig.a_in.w, burst.data(), burst.size()), static_cast<ssize_t>(burst.size()));
+  get(rig.a_out.r);
+  get(rig.a_out.r);
+  std::lock_guard lock(m);
+  EXPECT_EQ(passed, (std::vector<int>{0, 1}));
 }

@@ -77,6 +77,13 @@ void LineReader::wake() {
   }
 }
 
+bool LineReader::more_waiting() const {
+  if (pos_ < ready_.size()) return true;
+  if (eof_) return false;
+  pollfd p{fd_, POLLIN, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
 std::optional<Frame> LineReader::next() {
   while (true) {
     if (pos_ < ready_.size()) return std::move(ready_[pos_++]);

@@ -57,6 +57,9 @@ class LineReader {
   // The next frame; nullopt at end of stream, on a read error or after wake().
   std::optional<Frame> next();
   void wake();
+  // Whether another frame is already here: split and waiting, or bytes
+  // readable now (a poll that does not wait).  For the reading thread.
+  bool more_waiting() const;
 
  private:
   int fd_;

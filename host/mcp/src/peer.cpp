@@ -263,6 +263,10 @@ void Peer::read_frames() {
 bool Peer::pass_reading(WorkerPool& successors) {
   const auto me = std::this_thread::get_id();
   if (reading_thread_.load() != me || loop_thread_.load() == me) return false;
+  // Under load the next message is already here: this thread reads it at
+  // once, and the work goes to a worker, rather than every message
+  // waiting for a successor to wake before it is read.
+  if (reader_.more_waiting()) return false;
   // Cleared first: the successor may start (and pass it on again) before
   // start_now returns, and this thread must then see that it is not the
   // one reading.

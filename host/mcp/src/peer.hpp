@@ -149,8 +149,9 @@ class Peer {
   // message's data still in its caches.  Handing the work to a waiting
   // thread instead costs a wake-up before it starts, which on a small VM
   // costs more than the work (docs/design.md §3.2).  false, and nothing
-  // changed, when this thread is not the one reading or no thread can
-  // start now.  After true, this thread reads no more (it returns from
+  // changed, when this thread is not the one reading, when the next
+  // message is already waiting (under load the reading stays here), or
+  // when no thread can start now.  After true, this thread reads no more (it returns from
   // the handler as usual).
   bool pass_reading(WorkerPool& successors);
   void wake() { reader_.wake(); }
