@@ -11,18 +11,12 @@ bool WorkerPool::submit(std::function<void()> task) {
     std::lock_guard lock(mutex_);
     reap_locked();
     queue_.push_back(std::move(task));
-    if (idle_ < queue_.size() && threads_.size() < max_) {
-      const std::size_t id = next_id_++;
-      try {
-        threads_.emplace(id, std::thread([this, id] { loop(id); }));
-      } catch (const std::system_error&) {
-        // Out of threads: an existing one takes the task in turn; with
-        // none, nothing would ever run it.
-        if (threads_.empty()) {
-          queue_.pop_back();
-          return false;
-        }
-      }
+    // Out of threads: an existing one takes the task in turn; with none,
+    // nothing would ever run it.
+    if (idle_ < queue_.size() && threads_.size() < max_ && !add_thread_locked() &&
+        threads_.empty()) {
+      queue_.pop_back();
+      return false;
     }
   }
   cv_.notify_one();
@@ -41,15 +35,8 @@ bool WorkerPool::start_now(std::function<void()> task) {
     if (busy_ + reserved_ + queue_.size() >= max_) return false;
     const std::size_t free_threads = threads_.size() - busy_;
     if (free_threads < queue_.size()) return false;
-    if (free_threads == queue_.size()) {
-      if (threads_.size() >= max_) return false;
-      const std::size_t id = next_id_++;
-      try {
-        threads_.emplace(id, std::thread([this, id] { loop(id); }));
-      } catch (const std::system_error&) {
-        return false;
-      }
-    }
+    if (free_threads == queue_.size() && (threads_.size() >= max_ || !add_thread_locked()))
+      return false;
     queue_.push_back(std::move(task));
   }
   cv_.notify_one();
@@ -110,6 +97,16 @@ void WorkerPool::loop(std::size_t id) {
     }
     lock.lock();
     --busy_;
+  }
+}
+
+bool WorkerPool::add_thread_locked() {
+  const std::size_t id = next_id_++;
+  try {
+    threads_.emplace(id, std::thread([this, id] { loop(id); }));
+    return true;
+  } catch (const std::system_error&) {
+    return false;  // the process's thread limit
   }
 }
 

@@ -79,6 +79,8 @@ class WorkerPool {
  private:
   void loop(std::size_t id);
   void release();
+  // Starts one more thread (under the lock); false when none can be made.
+  bool add_thread_locked();
   // Tells the threads to stop once the queue is empty; hands them over.
   std::vector<std::thread> stop();
   // Joins threads that ended on their idle timeout (under the lock: they
