@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <list>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -26,7 +27,8 @@ class StableArena {
   template <class... Args>
   T& emplace_back(Args&&... args) {
     if (inline_used_ < N) return inline_[inline_used_++].emplace(std::forward<Args>(args)...);
-    return overflow_.emplace_back(std::forward<Args>(args)...);
+    if (!overflow_) overflow_ = std::make_unique<std::list<T>>();
+    return overflow_->emplace_back(std::forward<Args>(args)...);
   }
 
   // Whether `p` points at one of the elements (compares addresses only: a
@@ -34,15 +36,18 @@ class StableArena {
   bool holds(const T* p) const {
     for (std::size_t i = 0; i < inline_used_; ++i)
       if (&*inline_[i] == p) return true;
-    for (const auto& x : overflow_)
-      if (&x == p) return true;
+    if (overflow_)
+      for (const auto& x : *overflow_)
+        if (&x == p) return true;
     return false;
   }
 
  private:
   std::array<std::optional<T>, N> inline_;
   std::size_t inline_used_ = 0;
-  std::list<T> overflow_;
+  // Created on the first element past N: an empty std::list still costs
+  // an out-of-line clear when destroyed, once per wrapper level.
+  std::unique_ptr<std::list<T>> overflow_;
 };
 
 }  // namespace toolgate::detail

@@ -20,6 +20,18 @@ namespace {
 
 using Results = StableArena<ExecResult, 2>;
 
+// Constructs a result in place from what `make` returns: the body's result
+// is built where the arena keeps it, not built and then moved there (a
+// move of an ExecResult is five strings and a JSON value, ~150
+// instructions).
+template <class Make>
+struct InPlace {
+  Make make;
+  operator ExecResult() { return make(); }  // NOLINT: the point is the conversion
+};
+template <class Make>
+InPlace(Make) -> InPlace<Make>;
+
 // Where the onion's results live for the whole call: one arena per caller
 // of Chain::run -- run_execute (slot 0) and the next() of wrapper i (slot
 // i + 1).  A result is built once, in the arena of the level that made it
@@ -43,9 +55,16 @@ class ResultSlots {
 };
 
 struct Chain {
-  explicit Chain(CallState& state) : s(state), slots(state.gen.wrappers.size() + 1) {}
+  explicit Chain(CallState& state)
+      : s(state),
+        slots(state.gen.wrappers.size() + 1),
+        base_view(state.view(info(HookKind::execute_wrapper).stage)) {}
   CallState& s;
   ResultSlots slots;
+  // What a wrapper sees, built once: in this stage only `attempt` moves
+  // (a retry's next() runs the body again), so each level copies this and
+  // sets it, instead of building a view from the call's state.
+  const HookCall base_view;
   // The first wrapper failure is sticky: an outer wrapper (say, a retry)
   // cannot launder a broken inner wrapper into a success.
   std::optional<ExecResult> wrapper_failure;
@@ -53,8 +72,9 @@ struct Chain {
   // The result of the wrappers from `from` inwards and the body; a result
   // made at this level is kept in `into`.
   const ExecResult& run(std::size_t from, const std::shared_ptr<Signal>& signal, Results& into);
-  ExecResult body(const std::shared_ptr<Signal>& signal);
 };
+
+ExecResult run_body(CallState& s, const std::shared_ptr<Signal>& signal);
 
 class ChainNext final : public Next {
  public:
@@ -93,14 +113,17 @@ const ExecResult& Chain::run(std::size_t from, const std::shared_ptr<Signal>& si
   const auto& wrappers = s.gen.wrappers;
   std::size_t i = from;
   while (i < wrappers.size() && !applies(wrappers[i], s)) ++i;
-  if (i == wrappers.size()) return into.emplace_back(body(signal));
+  if (i == wrappers.size()) return into.emplace_back(InPlace{[&] { return run_body(s, signal); }});
 
   const auto& w = wrappers[i];
   const auto& kind = info(HookKind::execute_wrapper);
   ChainNext next(*this, i + 1);
+  // Per level: a plugin's tg_call refers to this view until its wrapper
+  // returns, and an inner level may see a later attempt.
+  HookCall view = base_view;
+  view.attempt = s.attempts;
   const ExecResult* chosen = nullptr;
-  auto run =
-      invoke_hook(s, kind.stage, w, [&] { chosen = &w.fn(s.view(kind.stage), signal, next); });
+  auto run = invoke_hook(s, kind.stage, w, [&] { chosen = &w.fn(view, signal, next); });
   const ExecResult* out = chosen;
   if (!run.ok)
     out = &into.emplace_back(
@@ -136,13 +159,14 @@ ExecResult body_result(CallState& s, ToolOutput out, bool ok, const std::string&
     // wrote anyway, or swallowed the answer, cannot report success.
     s.record(stage::tool_body, tool.def.name, "fs-denied", s.now() - start,
              {{"code", s.fs_refusal->code}});
-    ExecResult denied;
-    denied.is_error = true;
-    denied.error_code = s.fs_refusal->code;
-    denied.message = s.fs_refusal->message;
-    denied.stage = s.fs_refusal->stage;
-    denied.source = s.fs_refusal->source;
-    return denied;
+    // Built in `r`, like every other outcome: one named result is returned
+    // in place (no move of the result out of this function).
+    r.is_error = true;
+    r.error_code = s.fs_refusal->code;
+    r.message = s.fs_refusal->message;
+    r.stage = s.fs_refusal->stage;
+    r.source = s.fs_refusal->source;
+    return r;
   }
   if (out.ok) {
     r.value = std::move(out.value);
@@ -199,7 +223,9 @@ ToolOutput run_async_body_and_wait(const ToolDefinition& def, const ToolContext&
   return std::move(*latch->out);
 }
 
-ExecResult Chain::body(const std::shared_ptr<Signal>& signal) {
+// The tool body, once: called by the innermost level of the onion, or
+// directly when the call has no wrappers.
+ExecResult run_body(CallState& s, const std::shared_ptr<Signal>& signal) {
   const auto& tool = *s.tool;
   announce_body(s);
   HookCall view = s.view(stage::tool_body);
@@ -240,8 +266,8 @@ bool body_runs_async(const CallState& s) {
 }
 
 void run_execute(CallState& s) {
+  if (s.gen.wrappers.empty()) return take_body_result(s, run_body(s, s.signal));
   Chain chain(s);
-  if (s.gen.wrappers.empty()) return take_body_result(s, chain.body(s.signal));
   const ExecResult& r = chain.run(0, s.signal, chain.slots[0]);
   if (chain.wrapper_failure) {
     auto& f = *chain.wrapper_failure;
@@ -252,7 +278,7 @@ void run_execute(CallState& s) {
   take_body_result(s, std::move(const_cast<ExecResult&>(r)));
 }
 
-void take_body_result(CallState& s, ExecResult r) {
+void take_body_result(CallState& s, ExecResult&& r) {
   s.path = CallPath::executed;
   if (r.is_error) {
     s.produced = ToolResult::failure(r.error_code, r.message, r.stage, r.source);

@@ -26,7 +26,7 @@ bool body_runs_async(const CallState& s);
 void announce_body(CallState& s);
 ExecResult body_result(CallState& s, ToolOutput out, bool ok, const std::string& what,
                        std::chrono::steady_clock::time_point start, const Signal& signal);
-void take_body_result(CallState& s, ExecResult r);
+void take_body_result(CallState& s, ExecResult&& r);
 void run_post_execute(CallState& s);  // 6: accept/replace/block/context
 void run_normalize(CallState& s);     // snapshot; failures become isError
 void run_finalize(CallState& s);      // 7: content-only, fails closed
