@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <variant>
 
 namespace toolgate::detail {
@@ -71,15 +72,41 @@ inline constexpr std::array<HookKindInfo, kHookKindCount> kHookKinds{{
      abi_right::set_reason},
 }};
 
+// An execute wrapper as the engine keeps it: `around`, the one function
+// the onion calls (pipeline/execute.cpp), and for a wrapper registered in
+// two halves, the halves as well.  Its `around` then calls them around
+// next(), so a chain with any one-function wrapper runs as one; a chain of
+// halves only can run around a body that answers later without holding a
+// thread (pipeline/async_call.cpp).
+struct WrapperFns {
+  WrapperFns() = default;
+  WrapperFns(ExecuteWrapperFn f) : around(std::move(f)) {}  // NOLINT: one function
+  explicit WrapperFns(WrapperHalves h);                     // pipeline/execute.cpp
+  explicit operator bool() const { return static_cast<bool>(around); }
+  bool in_halves() const { return static_cast<bool>(halves.before); }
+  ExecuteWrapperFn around;
+  WrapperHalves halves;  // empty for a one-function wrapper
+};
+
 // The callbacks, one alternative per kind in table order: a registration
 // holds exactly one, and its index is its kind.
-using HookFn = std::variant<PreExecuteFn, GuardFn, ExecuteWrapperFn, PostExecuteFn,
-                            ResultObserverFn, FsGuardFn>;
+using HookFn =
+    std::variant<PreExecuteFn, GuardFn, WrapperFns, PostExecuteFn, ResultObserverFn, FsGuardFn>;
+
+// A plugin's execute wrapper: one callback (toolgate.h 5.3) or two halves
+// (5.3b, `after` optional).
+struct CWrapperFns {
+  tg_execute_wrapper_fn around = nullptr;
+  tg_wrapper_before_fn before = nullptr;
+  tg_wrapper_after_fn after = nullptr;
+  // Registration refuses a NULL callback: here, neither form.
+  friend bool operator==(const CWrapperFns& f, std::nullptr_t) { return !f.around && !f.before; }
+};
 // The C callbacks as a plugin registered them.  Pre- and post-execute
 // callbacks have the same C type, so alternatives are always addressed by
 // index (std::in_place_index), never by type.
-using CHookFn = std::variant<tg_pre_execute_fn, tg_guard_fn, tg_execute_wrapper_fn,
-                             tg_post_execute_fn, tg_result_observer_fn, tg_fs_guard_fn>;
+using CHookFn = std::variant<tg_pre_execute_fn, tg_guard_fn, CWrapperFns, tg_post_execute_fn,
+                             tg_result_observer_fn, tg_fs_guard_fn>;
 template <HookKind K>
 using FnOf = std::variant_alternative_t<static_cast<std::size_t>(K), HookFn>;
 template <HookKind K>

@@ -169,8 +169,13 @@ HookHandle Host::add_fs_guard(std::string owner, HookOptions o, FsGuardFn fn) {
   return HookHandle(impl_->handle_target, serial, std::move(id));
 }
 HookHandle Host::add_execute_wrapper(std::string owner, HookOptions o, ExecuteWrapperFn fn) {
-  auto [serial, id] =
-      add_hook<detail::HookKind::execute_wrapper>(*impl_, std::move(owner), o, std::move(fn));
+  auto [serial, id] = add_hook<detail::HookKind::execute_wrapper>(
+      *impl_, std::move(owner), o, detail::WrapperFns(std::move(fn)));
+  return HookHandle(impl_->handle_target, serial, std::move(id));
+}
+HookHandle Host::add_execute_wrapper(std::string owner, HookOptions o, WrapperHalves halves) {
+  auto [serial, id] = add_hook<detail::HookKind::execute_wrapper>(
+      *impl_, std::move(owner), o, detail::WrapperFns(std::move(halves)));
   return HookHandle(impl_->handle_target, serial, std::move(id));
 }
 HookHandle Host::add_post_execute(std::string owner, HookOptions o, PostExecuteFn fn) {
@@ -547,6 +552,10 @@ bool Host::runs_hooks_on_result(std::string_view tool) const {
     if (h.filter.matches(name)) return true;
   for (const auto& h : gen->observers)
     if (h.filter.matches(name)) return true;
+  // A wrapper's after runs where the result arrives (one in two halves
+  // around a body that answers later).
+  for (const auto& h : gen->wrappers)
+    if (h.fn.halves.after && h.filter.matches(name)) return true;
   return false;
 }
 

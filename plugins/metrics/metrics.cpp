@@ -20,6 +20,7 @@
 
 #include <boost/json/monotonic_resource.hpp>
 
+#include <any>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -91,21 +92,24 @@ class Metrics {
     } catch (const std::exception& e) {
       throw ConfigError("/path", std::string(e.what()) + "; choose a path this process can write");
     }
-    init.execute_wrapper(
-        "timer", [this](const sdk::Call& call, const sdk::Signal& signal, const sdk::Next& next) {
-          ToolSeries& t = tools_.get(call.tool(), buckets_);
+    // In two halves: a call that waits for an MCP server holds no thread
+    // for this measurement.  The host calls after whenever before returned.
+    struct Started {
+      ToolSeries* series;
+      std::chrono::steady_clock::time_point at;
+    };
+    init.execute_wrapper_halves(
+        "timer",
+        [this](const sdk::Call& call, const sdk::Signal& signal, std::any& state) {
+          state = Started{&tools_.get(call.tool(), buckets_), std::chrono::steady_clock::now()};
           in_flight_.fetch_add(1, std::memory_order_relaxed);
-          struct Done {
-            Metrics* m;
-            ToolSeries& t;
-            std::chrono::steady_clock::time_point start;
-            ~Done() {
-              t.duration.observe(elapsed_ns(start));
-              t.executed.add();
-              m->in_flight_.fetch_sub(1, std::memory_order_relaxed);
-            }
-          } done{this, t, std::chrono::steady_clock::now()};
-          return next(signal);
+          return signal;
+        },
+        [this](const sdk::Call&, const sdk::Result&, std::any& state) {
+          const auto& started = std::any_cast<const Started&>(state);
+          started.series->duration.observe(elapsed_ns(started.at));
+          started.series->executed.add();
+          in_flight_.fetch_sub(1, std::memory_order_relaxed);
         });
     init.result_observer("count", [this](const sdk::Call& call) { observe(call); });
     writer_ = std::thread([this] { loop(); });

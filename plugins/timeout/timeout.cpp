@@ -1,5 +1,5 @@
 // timeout.cpp -- an execute wrapper that gives calls a deadline by handing
-// `next` a child signal.  The host cannot kill a tool: tools stop by
+// the rest of the chain a child signal.  The host cannot kill a tool: tools stop by
 // watching their signal, and one that stops on it ends as "timeout".
 // A tool that ignores its signal runs to the end -- the deadline is a
 // cooperative contract, which the README says plainly.
@@ -8,6 +8,7 @@
 
 #include <toolgate/plugin.hpp>
 
+#include <any>
 #include <chrono>
 
 namespace sdk = toolgate::sdk;
@@ -46,12 +47,17 @@ class Timeout {
                           r.integer("ms", std::nullopt, 0, 7 * 24 * 3600 * 1000LL)});
       }
     }
-    init.execute_wrapper("deadline", [this](const sdk::Call& call, const sdk::Signal& signal,
-                                            const sdk::Next& next) {
-      const std::int64_t ms = deadline_for(call.tool());
-      if (ms == 0) return next(signal);  // 0: no deadline from this plugin
-      return next(signal.child(std::chrono::milliseconds(ms)));
-    });
+    // Only the way in matters (a child signal for the rest of the chain),
+    // so the wrapper is one half: a call that waits for an MCP server
+    // holds no thread for its deadline.
+    init.execute_wrapper_halves(
+        "deadline",
+        [this](const sdk::Call& call, const sdk::Signal& signal, std::any&) {
+          const std::int64_t ms = deadline_for(call.tool());
+          if (ms == 0) return signal;  // 0: no deadline from this plugin
+          return signal.child(std::chrono::milliseconds(ms));
+        },
+        nullptr);
   }
 
  private:

@@ -151,6 +151,27 @@ class Next {
 using ExecuteWrapperFn =
     std::function<const ExecResult&(const HookCall&, const std::shared_ptr<Signal>&, Next&)>;
 
+// An execute wrapper in two halves (docs/design.md §2.5), for one that acts
+// only on the way in and on the way out -- a deadline, a measurement.  It
+// holds no thread while a tool that answers later works (§3.2): every
+// `before` runs, the body starts, and every `after` runs where the body's
+// answer arrives.  In a chain that also holds a one-function wrapper the
+// halves are called around its next() instead.
+struct WrapperHalves {
+  // Whatever `before` wants `after` to have (nothing, unless it sets one).
+  using State = std::shared_ptr<void>;
+  // The way in: returns the signal for the rest of the chain -- `signal`,
+  // a child of it (Signal::child), or nullptr for `signal`.  Throws to end
+  // the call as plugin_error; `after` is then not called.  Required.
+  std::function<std::shared_ptr<Signal>(const HookCall&, const std::shared_ptr<Signal>& signal,
+                                        State& state)>
+      before;
+  // The way out: once, with the rest of the chain's result, on any
+  // thread; it cannot change the result.  Throws to end the call as
+  // plugin_error.  May be empty.
+  std::function<void(const HookCall&, const ExecResult&, State& state)> after;
+};
+
 // ---- 6. post-execute --------------------------------------------------------------
 struct PostVerdict {
   enum class Kind { accept, replace, block } kind = Kind::accept;

@@ -244,6 +244,9 @@ class Host {
   // file a tool body declares it will write or edit.
   HookHandle add_fs_guard(std::string owner, HookOptions o, FsGuardFn fn);
   HookHandle add_execute_wrapper(std::string owner, HookOptions o, ExecuteWrapperFn fn);
+  // The same in two halves (hooks.hpp: WrapperHalves): holds no thread
+  // while a tool that answers later works.
+  HookHandle add_execute_wrapper(std::string owner, HookOptions o, WrapperHalves halves);
   HookHandle add_post_execute(std::string owner, HookOptions o, PostExecuteFn fn);
   HookHandle add_result_observer(std::string owner, HookOptions o, ResultObserverFn fn);
   // Removes the hook `id` ("owner/name") added through this API, as its
@@ -342,7 +345,8 @@ class Host {
   boost::json::object plan(std::string_view tool = {}) const;
   std::uint64_t generation() const;
   // Whether the active generation runs plugin code on `tool`'s result: a
-  // post-execute hook or a result observer whose tool filter matches it.
+  // post-execute hook, a result observer or an execute wrapper's after
+  // (WrapperHalves) whose tool filter matches it.
   // (The MCP gateway finishes a call on its reading thread only when none
   // does: a slow hook must not hold up the server's other answers.)
   bool runs_hooks_on_result(std::string_view tool) const;

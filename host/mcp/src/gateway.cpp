@@ -1096,9 +1096,9 @@ struct Gateway::Impl final : PeerHandler {
       if (answers) params = with_input_responses(params, answers->answers, answers->server_state);
     }
     // Without a client call behind it (a Code Mode script's sub-call) no
-    // waker is poked when the signal fires: only a waiting thread sees it.
-    if (server_task || ctx.signal->deadline() || !call)
-      return std::move(done).complete(forward_call_waiting(*round, params));
+    // waker is poked when the signal is cancelled: only a waiting thread
+    // sees it.  (A deadline is watched by the peer's timer.)
+    if (server_task || !call) return std::move(done).complete(forward_call_waiting(*round, params));
     auto completion = std::make_shared<ToolCompletion>(std::move(done));
     server.request_text_async(
         "tools/call", params, ctx.signal, call ? &call->waiting : nullptr,

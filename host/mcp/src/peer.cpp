@@ -175,6 +175,7 @@ std::int64_t Peer::request_text_async(std::string_view method, std::string_view 
     std::atomic<bool> ended{false};
     std::int64_t id = 0;  // set before the waker can poke (the only reader)
     std::function<void(Answer)> on_end;
+    std::optional<DeadlineTimer::Key> deadline;  // set before the request is sent
     bool claim() { return !ended.exchange(true); }
   };
   auto state = std::make_shared<State>();
@@ -194,6 +195,7 @@ std::int64_t Peer::request_text_async(std::string_view method, std::string_view 
       return;  // poked for nothing
     if (!state->claim()) return;
     if (waker) waker->remove(slot);
+    if (state->deadline) deadlines_.cancel(*state->deadline);
     if (end.end == Answer::End::signalled) {
       ids_.erase(state->id);  // a late answer is dropped
       send(make_notification("notifications/cancelled",
@@ -204,10 +206,21 @@ std::int64_t Peer::request_text_async(std::string_view method, std::string_view 
   });
   state->id = ids_.add_own(std::string(method), a.slot);
   if (waker) waker->add(a.slot);
+  // A deadline is watched by this peer's timer, which pokes the slot when
+  // it passes (after the id is set: the poke may come at once).  When the
+  // timer's thread cannot start, nothing is sent.
+  if (auto d = signal->deadline()) try {
+      deadlines_.at(*d, weak_slot, state->deadline);
+    } catch (...) {
+      ids_.erase(state->id);
+      if (waker) waker->remove(a.slot);
+      throw;
+    }
   if (!send_request_text(request_text(state->id, method, params_text), envelope)) {
     ids_.erase(state->id);
     if (!state->claim()) return 0;
     if (waker) waker->remove(a.slot);
+    if (state->deadline) deadlines_.cancel(*state->deadline);
     auto f = std::move(state->on_end);
     f(std::move(a));  // unsent
     return 0;

@@ -9,6 +9,7 @@
 // decides in a PeerHandler, asked before anything is relayed.
 #pragma once
 
+#include "deadline_timer.hpp"
 #include "framing.hpp"
 #include "id_map.hpp"
 #include "jsonrpc.hpp"
@@ -176,8 +177,9 @@ class Peer {
   // The same without a waiting thread: `on_end` gets the answer once, on
   // the thread that ends the request -- this peer's reader (the answer, or
   // its end of stream), the thread that fires the signal and pokes
-  // `waker`, or this one (unsent).  A signal's deadline is not watched:
-  // for one with a deadline, wait (request_text_and_wait).  `waker` must
+  // `waker`, this peer's deadline timer (the signal's deadline passed), or
+  // this one (unsent).  Throws std::system_error, having sent nothing,
+  // when the signal has a deadline and the timer's thread cannot start.  `waker` must
   // outlive the request (on_end may hold what owns it).  Returns the id the
   // request was sent with (0 when it was not sent).
   std::int64_t request_text_async(std::string_view method, std::string_view params_text,
@@ -253,6 +255,8 @@ class Peer {
   std::atomic<bool> writes_stopped_{false};
   mutable std::mutex mutex_;
   std::string gone_reason_;
+  // Last: destroyed first, so nothing is poked into a peer being destroyed.
+  DeadlineTimer deadlines_;
 };
 
 }  // namespace toolgate::mcp

@@ -84,6 +84,11 @@ struct SignalArena {
     std::lock_guard lock(mutex);
     return &signals.emplace_back(tg_signal{std::move(s), this});
   }
+  // Whether `s` is one of this arena's signals (compares addresses only).
+  bool holds(const tg_signal* s) {
+    std::lock_guard lock(mutex);
+    return signals.holds(s);
+  }
 };
 }  // namespace toolgate::detail
 

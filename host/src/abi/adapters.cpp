@@ -105,10 +105,59 @@ GuardFn adapt<HookKind::guard>(PluginPtr p, tg_guard_fn fn, void* ud) {
   };
 }
 
+namespace {
+
+// What a plugin's wrapper in two halves keeps from its `before` to its
+// `after`: the plugin's state, and the arena of the signals `before` was
+// given and made (a child signal lives until `after` returns).
+struct HalvesLevel {
+  SignalArena arena;
+  void* plugin_state = nullptr;
+};
+
+WrapperHalves adapt_halves(PluginPtr p, tg_wrapper_before_fn before, tg_wrapper_after_fn after,
+                           void* ud) {
+  WrapperHalves h;
+  h.before = [p, before, after, ud](const HookCall& view, const std::shared_ptr<Signal>& signal,
+                                    WrapperHalves::State& state) -> std::shared_ptr<Signal> {
+    auto level = std::make_shared<HalvesLevel>();
+    tg_call c(view, AbiStage::wrapper, p.get());
+    const tg_signal* given = level->arena.add_first(signal);
+    const tg_signal* chosen = nullptr;
+    void* plugin_state = nullptr;
+    check(c, p->invoke([&] { return before(ud, &c, given, &chosen, &plugin_state); }));
+    // Check the handle before touching it: a fabricated pointer is never
+    // dereferenced.
+    if (chosen && !level->arena.holds(chosen))
+      throw HookFailure(
+          "before gave a signal the host did not give it (pass NULL, or a child "
+          "from signal_child)");
+    if (plugin_state && !after)
+      throw HookFailure("before set a state, but the wrapper has no after to hand it to");
+    std::shared_ptr<Signal> inner = chosen ? chosen->signal : signal;
+    level->plugin_state = plugin_state;
+    if (after) state = std::move(level);
+    return inner;
+  };
+  if (after)
+    h.after = [p = std::move(p), after, ud](const HookCall& view, const ExecResult& result,
+                                            WrapperHalves::State& state) {
+      auto* level = static_cast<HalvesLevel*>(state.get());
+      tg_call c(view, AbiStage::wrapper, p.get());
+      const tg_result r{&result};
+      check(c, p->invoke([&] { return after(ud, &c, &r, level ? level->plugin_state : nullptr); }));
+    };
+  return h;
+}
+
+}  // namespace
+
 template <>
-ExecuteWrapperFn adapt<HookKind::execute_wrapper>(PluginPtr p, tg_execute_wrapper_fn fn, void* ud) {
-  return [p = std::move(p), fn, ud](const HookCall& view, const std::shared_ptr<Signal>& signal,
-                                    Next& next) -> const ExecResult& {
+WrapperFns adapt<HookKind::execute_wrapper>(PluginPtr p, CWrapperFns fns, void* ud) {
+  if (!fns.around) return WrapperFns(adapt_halves(std::move(p), fns.before, fns.after, ud));
+  return ExecuteWrapperFn([p = std::move(p), fn = fns.around, ud](
+                              const HookCall& view, const std::shared_ptr<Signal>& signal,
+                              Next& next) -> const ExecResult& {
     tg_call c(view, AbiStage::wrapper, p.get());
     SignalArena arena;
     const tg_signal* s = arena.add_first(signal);
@@ -119,7 +168,7 @@ ExecuteWrapperFn adapt<HookKind::execute_wrapper>(PluginPtr p, tg_execute_wrappe
     // dereferenced.
     if (!out || !n.owns(out)) throw HookFailure("returned a result it did not get from next");
     return *out->result;
-  };
+  });
 }
 
 template <>

@@ -102,6 +102,17 @@ tg_status reg(tg_init_ctx* c, const tg_hook_options* o, CFnOf<K> f) {
   return register_hook(c, o, CHookFn(std::in_place_index<static_cast<std::size_t>(K)>, f));
 }
 
+// An execute wrapper's two forms share its kind's alternative.
+tg_status reg_wrapper(tg_init_ctx* c, const tg_hook_options* o, tg_execute_wrapper_fn f) {
+  constexpr auto k = static_cast<std::size_t>(HookKind::execute_wrapper);
+  return register_hook(c, o, CHookFn(std::in_place_index<k>, CWrapperFns{f, nullptr, nullptr}));
+}
+tg_status reg_wrapper_halves(tg_init_ctx* c, const tg_hook_options* o, tg_wrapper_before_fn before,
+                             tg_wrapper_after_fn after) {
+  constexpr auto k = static_cast<std::size_t>(HookKind::execute_wrapper);
+  return register_hook(c, o, CHookFn(std::in_place_index<k>, CWrapperFns{nullptr, before, after}));
+}
+
 tg_status reg_tool(tg_init_ctx* ctx, const tg_tool_definition* d) {
   return safely([&]() -> tg_status {
     if (!ctx) return TG_INVALID_ARGUMENT;
@@ -678,7 +689,7 @@ const tg_host_api* host_api() {
       TOOLGATE_ABI_MINOR,
       reg<HookKind::pre_execute>,
       reg<HookKind::guard>,
-      reg<HookKind::execute_wrapper>,
+      reg_wrapper,
       reg<HookKind::post_execute>,
       reg<HookKind::result_observer>,
       reg_tool,
@@ -714,6 +725,7 @@ const tg_host_api* host_api() {
       fs_observed,
       set_tool_verdict,
       client_context_get,
+      reg_wrapper_halves,
   };
   return &table;
 }

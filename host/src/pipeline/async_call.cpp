@@ -18,6 +18,8 @@ struct AsyncCall {
   CallState state;
   AsyncCallDone done;
   std::chrono::steady_clock::time_point body_started;
+  HalvesChain wrappers;                 // in two halves, around the body
+  std::shared_ptr<Signal> body_signal;  // the innermost wrapper's signal
 };
 
 // Post-execute (when its path has one), then the one tool/result; `done`
@@ -41,7 +43,8 @@ class AsyncBodyCompletion final : public ToolCompletion::Sink {
     auto a = std::move(call_);
     CallState& s = a->state;
     guarded_stage(s, [&] {
-      take_body_result(s, body_result(s, std::move(out), true, {}, a->body_started, *s.signal));
+      a->wrappers.finish(
+          s, body_result(s, std::move(out), true, {}, a->body_started, *a->body_signal));
     });
     finish_async(std::move(a));
   }
@@ -61,10 +64,10 @@ void run_call_async(std::shared_ptr<const Generation> gen, const HostOptions& op
   guarded_stage(s, [&] {
     decide_call(s, call, {});
     if (s.path != CallPath::running) return;
-    if (body_runs_async(s))
-      body_later = true;
-    else
-      run_execute(s);
+    if (!body_runs_async(s)) return run_execute(s);
+    // nullptr: a wrapper's before failed, and the call with it.
+    a->body_signal = a->wrappers.begin(s);
+    body_later = a->body_signal != nullptr;
   });
   if (!body_later) return finish_async(std::move(a));
 
@@ -73,7 +76,7 @@ void run_call_async(std::shared_ptr<const Generation> gen, const HostOptions& op
   announce_body(s);
   a->body_started = s.now();
   const HookCall view = s.view(stage::tool_body);
-  const ToolContext ctx{view, s.signal};
+  const ToolContext ctx{view, a->body_signal};
   // The body's std::function lives in the generation: held here too, for
   // a body that completes (and so ends the call) before it returns.
   const auto generation = a->gen;

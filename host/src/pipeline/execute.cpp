@@ -65,9 +65,7 @@ struct Chain {
   // (a retry's next() runs the body again), so each level copies this and
   // sets it, instead of building a view from the call's state.
   const HookCall base_view;
-  // The first wrapper failure is sticky: an outer wrapper (say, a retry)
-  // cannot launder a broken inner wrapper into a success.
-  std::optional<ExecResult> wrapper_failure;
+  std::optional<ExecResult> wrapper_failure;  // the first (wrapper_returned)
 
   // The result of the wrappers from `from` inwards and the body; a result
   // made at this level is kept in `into`.
@@ -108,6 +106,28 @@ ExecResult wrapper_error(const std::string& id, std::string message) {
                     id};
 }
 
+ExecResult wrapper_failed(const HookInfo& w, const std::string& what) {
+  return wrapper_error(w.id, "execute wrapper " + w.id + " failed: " + what);
+}
+
+// A wrapper level is done with `out` (the result it returned, or its own
+// failure when `failed`): its trail entry, and the first failure of a
+// wrapper kept -- sticky: an outer wrapper (say, a retry) cannot launder a
+// broken inner wrapper into a success.
+void wrapper_returned(CallState& s, const HookInfo& w, const ExecResult& out, bool failed,
+                      std::chrono::nanoseconds took, std::optional<ExecResult>& first_failure) {
+  if (s.tracing) {
+    boost::json::object extra;
+    if (out.is_error) extra["code"] = out.error_code;
+    if (failed) extra["error"] = out.message;
+    s.record(info(HookKind::execute_wrapper).stage, w.id, out.is_error ? "error" : "ok", took,
+             std::move(extra));
+  }
+  if (out.is_error && out.error_code == error_code::plugin_error && out.source == w.id &&
+      !first_failure)
+    first_failure = out;
+}
+
 const ExecResult& Chain::run(std::size_t from, const std::shared_ptr<Signal>& signal,
                              Results& into) {
   const auto& wrappers = s.gen.wrappers;
@@ -123,23 +143,14 @@ const ExecResult& Chain::run(std::size_t from, const std::shared_ptr<Signal>& si
   HookCall view = base_view;
   view.attempt = s.attempts;
   const ExecResult* chosen = nullptr;
-  auto run = invoke_hook(s, kind.stage, w, [&] { chosen = &w.fn(view, signal, next); });
+  auto run = invoke_hook(s, kind.stage, w, [&] { chosen = &w.fn.around(view, signal, next); });
   const ExecResult* out = chosen;
   if (!run.ok)
-    out = &into.emplace_back(
-        wrapper_error(w.id, "execute wrapper " + w.id + " failed: " + run.error));
+    out = &into.emplace_back(wrapper_failed(w, run.error));
   else if (!next.issued(chosen))
     out = &into.emplace_back(wrapper_error(
         w.id, "execute wrapper " + w.id + " returned a result it did not get from next"));
-  if (s.tracing) {
-    boost::json::object extra;
-    if (out->is_error) extra["code"] = out->error_code;
-    if (out != chosen) extra["error"] = out->message;
-    s.record(kind.stage, w.id, out->is_error ? "error" : "ok", run.took, std::move(extra));
-  }
-  if (out->is_error && out->error_code == error_code::plugin_error && out->source == w.id &&
-      !wrapper_failure)
-    wrapper_failure = *out;
+  wrapper_returned(s, w, *out, out != chosen, run.took, wrapper_failure);
   return *out;
 }
 
@@ -261,8 +272,83 @@ void announce_body(CallState& s) {
 bool body_runs_async(const CallState& s) {
   if (!s.tool->def.execute_async) return false;
   for (const auto& w : s.gen.wrappers)
-    if (w.filter.matches(s.identity.tool)) return false;
+    if (!w.fn.in_halves() && applies(w, s)) return false;
   return true;
+}
+
+// A wrapper in two halves, as one function for the onion: its halves
+// around next().  Used when the chain cannot run in halves (a one-function
+// wrapper in it, or a body that answers at once).
+WrapperFns::WrapperFns(WrapperHalves h) : halves(std::move(h)) {
+  if (!halves.before) return;  // no callback: registration refuses it
+  around = [h = halves](const HookCall& view, const std::shared_ptr<Signal>& signal,
+                        Next& next) -> const ExecResult& {
+    WrapperHalves::State state;
+    const auto inner = h.before(view, signal, state);
+    const ExecResult& r = next(inner ? inner : signal);
+    if (h.after) h.after(view, r, state);
+    return r;
+  };
+}
+
+std::shared_ptr<Signal> HalvesChain::begin(CallState& s) {
+  const auto& kind = info(HookKind::execute_wrapper);
+  std::shared_ptr<Signal> signal = s.signal;
+  for (const auto& w : s.gen.wrappers) {
+    Level level{&w, {}, {}};
+    std::shared_ptr<Signal> inner;
+    HookCall view = s.view(kind.stage);
+    auto run = invoke_hook(s, kind.stage, w,
+                           [&] { inner = w.fn.halves.before(view, signal, level.state); });
+    if (!run.ran) continue;
+    level.took = run.took;
+    if (!run.ok) {
+      // This level's failure is the chain's result: the levels outside it
+      // see it on their way out, and no level inside it runs.
+      ExecResult failure = wrapper_failed(w, run.error);
+      wrapper_returned(s, w, failure, true, run.took, failure_);
+      unwind(s, failure);
+      s.fail(failure_->error_code, failure_->message, failure_->stage, failure_->source);
+      return nullptr;
+    }
+    levels_.push_back(std::move(level));
+    if (inner) signal = std::move(inner);
+  }
+  return signal;
+}
+
+void HalvesChain::unwind(CallState& s, const ExecResult& result) {
+  const auto& kind = info(HookKind::execute_wrapper);
+  const ExecResult* out = &result;
+  std::optional<ExecResult> failed;
+  for (auto it = levels_.rbegin(); it != levels_.rend(); ++it) {
+    const auto& w = *it->hook;
+    auto took = it->took;
+    bool this_failed = false;
+    if (w.fn.halves.after) {
+      // Not through invoke_hook: the level was announced (hook/invoked)
+      // when its before ran.
+      HookCall view = s.view(kind.stage);
+      std::string what;
+      auto start = s.now();
+      if (!guarded([&] { w.fn.halves.after(view, *out, it->state); }, &what)) {
+        failed = wrapper_failed(w, what);
+        out = &*failed;
+        this_failed = true;
+      }
+      took += s.now() - start;
+      it->state.reset();  // the plugin's state and child signals end here
+    }
+    wrapper_returned(s, w, *out, this_failed, took, failure_);
+  }
+  levels_.clear();
+}
+
+void HalvesChain::finish(CallState& s, ExecResult&& body) {
+  unwind(s, body);
+  if (failure_)
+    return s.fail(failure_->error_code, failure_->message, failure_->stage, failure_->source);
+  take_body_result(s, std::move(body));
 }
 
 void run_execute(CallState& s) {

@@ -27,6 +27,30 @@ void announce_body(CallState& s);
 ExecResult body_result(CallState& s, ToolOutput out, bool ok, const std::string& what,
                        std::chrono::steady_clock::time_point start, const Signal& signal);
 void take_body_result(CallState& s, ExecResult&& r);
+// The wrappers around a body that answers later, when every one that
+// applies is in two halves (body_runs_async): every `before` on the way
+// in, every `after` where the body's answer arrives -- no thread waits in
+// between (docs/design.md §2.5, §3.2).
+class HalvesChain {
+ public:
+  // Runs the befores, outermost first; returns the signal for the body.
+  // nullptr: a before failed, the afters of the levels outside it ran with
+  // that failure, and the call has failed with it.
+  std::shared_ptr<Signal> begin(CallState& s);
+  // The body's result: the afters, innermost first, then the result taken
+  // (take_body_result) -- or the call failed with the first wrapper failure.
+  void finish(CallState& s, ExecResult&& body);
+
+ private:
+  struct Level {
+    const ExecuteWrapperHook* hook;
+    WrapperHalves::State state;
+    std::chrono::nanoseconds took;  // in before, then after
+  };
+  void unwind(CallState& s, const ExecResult& result);
+  std::vector<Level> levels_;
+  std::optional<ExecResult> failure_;
+};
 void run_post_execute(CallState& s);  // 6: accept/replace/block/context
 void run_normalize(CallState& s);     // snapshot; failures become isError
 void run_finalize(CallState& s);      // 7: content-only, fails closed

@@ -36,6 +36,7 @@
 
 #include <boost/json.hpp>
 
+#include <any>
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -237,6 +238,14 @@ class Next {
 using PreExecuteFn = std::function<PreVerdict(const Call&)>;
 using GuardFn = std::function<GuardVerdict(const Call&)>;
 using ExecuteWrapperFn = std::function<Result(const Call&, const Signal&, const Next&)>;
+// An execute wrapper in two halves (ABI 1.7, toolgate.h 5.3b), for one that
+// acts only on the way in and out -- a deadline, a measurement: it holds
+// no thread while a tool that answers later works.  `before` returns the
+// signal for the rest of the chain (the one it got, or signal.child(...));
+// `after` (may be empty) sees the result, on any thread.  What `after`
+// needs from `before` goes in `state` (empty on the way in).
+using WrapperBeforeFn = std::function<Signal(const Call&, const Signal&, std::any& state)>;
+using WrapperAfterFn = std::function<void(const Call&, const Result&, std::any& state)>;
 using PostExecuteFn = std::function<PostVerdict(const Call&)>;
 using ResultObserverFn = std::function<void(const Call&)>;
 
@@ -336,6 +345,33 @@ class Init {
     add<ExecuteWrapperFn, tg_execute_wrapper_fn>(name, std::move(fn), o, &wrapper_tramp,
                                                  api_->register_execute_wrapper);
   }
+  // The same in two halves.  On a host older than ABI 1.7 the halves are
+  // registered as one wrapper that calls them around next(): the same
+  // behaviour, holding a thread as any one-function wrapper does.
+  void execute_wrapper_halves(const char* name, WrapperBeforeFn before, WrapperAfterFn after,
+                              HookOptions o = {}) {
+    if (!before) throw std::invalid_argument("execute_wrapper_halves needs a before");
+    if (!TOOLGATE_HOST_HAS(api_, register_execute_wrapper_halves)) {
+      execute_wrapper(
+          name,
+          [before = std::move(before), after = std::move(after)](
+              const Call& call, const Signal& signal, const Next& next) {
+            std::any state;
+            Result r = next(before(call, signal, state));
+            if (after) after(call, r, state);
+            return r;
+          },
+          std::move(o));
+      return;
+    }
+    const bool has_after = static_cast<bool>(after);
+    add<Halves, tg_wrapper_before_fn>(
+        name, Halves{std::move(before), std::move(after)}, o, &before_tramp,
+        [this, has_after](tg_init_ctx* ctx, const tg_hook_options* opts, tg_wrapper_before_fn b) {
+          return api_->register_execute_wrapper_halves(ctx, opts, b,
+                                                       has_after ? &after_tramp : nullptr);
+        });
+  }
   void post_execute(const char* name, PostExecuteFn fn, HookOptions o = {}) {
     add<PostExecuteFn, tg_post_execute_fn>(name, std::move(fn), o, &post_tramp,
                                            api_->register_post_execute);
@@ -405,6 +441,34 @@ class Init {
     return detail::boundary(s->api, call, [&] {
       Result r = s->fn(Call(s->api, call), Signal(s->api, sig), Next(s->api, next));
       *out = r.handle();
+      return TG_OK;
+    });
+  }
+  struct Halves {
+    WrapperBeforeFn before;
+    WrapperAfterFn after;
+  };
+  static tg_status before_tramp(void* ud, const tg_call* call, const tg_signal* sig,
+                                const tg_signal** out_signal, void** out_state) {
+    auto* s = detail::slot_of<Halves>(ud);
+    return detail::boundary(s->api, call, [&] {
+      auto state = std::make_unique<std::any>();
+      Signal inner = s->fn.before(Call(s->api, call), Signal(s->api, sig), *state);
+      // A child the host could not make is no deadline: fail, never pass
+      // the call on without it.
+      if (!inner.handle())
+        throw std::runtime_error("before returned no signal (signal_child failed)");
+      *out_signal = inner.handle() == sig ? nullptr : inner.handle();
+      if (s->fn.after) *out_state = state.release();
+      return TG_OK;
+    });
+  }
+  static tg_status after_tramp(void* ud, const tg_call* call, const tg_result* r, void* state) {
+    auto* s = detail::slot_of<Halves>(ud);
+    std::unique_ptr<std::any> owned(static_cast<std::any*>(state));  // freed here, whatever happens
+    return detail::boundary(s->api, call, [&] {
+      std::any none;
+      s->fn.after(Call(s->api, call), Result(s->api, r), owned ? *owned : none);
       return TG_OK;
     });
   }

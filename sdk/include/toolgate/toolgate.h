@@ -76,7 +76,7 @@ extern "C" {
  *     plugin sees what the host has (TOOLGATE_HOST_HAS).
  */
 #define TOOLGATE_ABI_MAJOR 1
-#define TOOLGATE_ABI_MINOR 6
+#define TOOLGATE_ABI_MINOR 7
 /* What each minor appended:
  *   1.1  the descriptor's export_state / import_state (hot-reload handoff)
  *   1.2  reading the config without parsing JSON: the host API's config_get
@@ -90,7 +90,10 @@ extern "C" {
  *        fs_observed and the TG_DENIED status
  *   1.6  static verdicts: set_tool_verdict, so a tool a policy denies
  *        whatever its arguments is not offered (5.2b); the client's
- *        context (its roots): client_context_get */
+ *        context (its roots): client_context_get
+ *   1.7  execute wrappers in two halves (5.3b): register_execute_wrapper_halves,
+ *        so a deadline or a measurement holds no thread while a tool that
+ *        answers later works */
 
 /* ======================================================================
  * 2. Basic types
@@ -397,6 +400,40 @@ typedef tg_status (*tg_execute_wrapper_fn)(void *user_data, const tg_call *call,
                                            const tg_signal *signal, const tg_next *next,
                                            const tg_result **out_result);
 
+/* ---- 5.3b execute wrappers in two halves (since ABI 1.7; optional) ----
+ * A wrapper that acts only on the way in and on the way out -- a deadline,
+ * a measurement -- can be registered as two callbacks instead of one
+ * (host->register_execute_wrapper_halves).  Then it holds no thread while
+ * a tool that answers later works (an MCP server's, behind the gateway):
+ * the host runs every `before`, starts the tool and moves on; every
+ * `after` runs on the thread where the tool's answer arrives.  In a chain
+ * that also holds a one-callback wrapper (5.3), the host calls your halves
+ * around its call_next instead: you write them once either way.  A wrapper
+ * that must see a result and then decide to run the chain again (a retry)
+ * needs the one-callback form.
+ *
+ * before(user_data, call, signal, &out_signal, &out_state): on the way in.
+ *   To give the rest of the chain a deadline, set *out_signal to a child of
+ *   `signal` (host->signal_child); leave it NULL to pass `signal` on.  Any
+ *   signal the host did not give you here is a failure.  *out_state (NULL
+ *   on entry) is handed to `after`.  A failure status ends the call as
+ *   plugin_error, and `after` is then not called: free what you allocated.
+ * after(user_data, call, result, state): on the way out, once, with the
+ *   rest of the chain's result (host->result_is_error, result_error_code),
+ *   on any thread and possibly long after `before` returned, never at the
+ *   same time as it.  It cannot change the result; a failure status ends
+ *   the call as plugin_error.  It is called whenever `before` returned
+ *   TG_OK: free your state here.  `after` may be NULL when there is nothing
+ *   to do on the way out; a state set without an `after` to free it is a
+ *   failure.
+ * Child signals made in `before` live until `after` returns; `result`
+ * until `after` returns. */
+typedef tg_status (*tg_wrapper_before_fn)(void *user_data, const tg_call *call,
+                                          const tg_signal *signal, const tg_signal **out_signal,
+                                          void **out_state);
+typedef tg_status (*tg_wrapper_after_fn)(void *user_data, const tg_call *call,
+                                         const tg_result *result, void *state);
+
 /* ---- 5.4 post-execute (a waterfall over the candidate result) ---------
  * Runs for executed calls and for denied ones: host->call_outcome() tells
  * which.  Read the candidate with host->result_json().  Answer ACCEPT, or
@@ -671,6 +708,13 @@ struct tg_host_api {
    * knows nothing (the CLI, an embedder that sets nothing). */
   tg_status (*client_context_get)(const tg_call *call, const char *json_pointer,
                                   tg_json_value *out);
+
+  /* ---- since ABI 1.7: execute wrappers in two halves (5.3b; init only) ---
+   * As register_execute_wrapper (TG_CAP_EXECUTE_WRAPPER), with `before`
+   * required and `after` optional. */
+  tg_status (*register_execute_wrapper_halves)(tg_init_ctx *ctx, const tg_hook_options *o,
+                                               tg_wrapper_before_fn before,
+                                               tg_wrapper_after_fn after);
 };
 
 #ifdef __cplusplus

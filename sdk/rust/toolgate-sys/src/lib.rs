@@ -22,7 +22,7 @@ pub use std::os::raw::{c_char, c_void};
 
 // ---- 1. Versioning ----------------------------------------------------------
 pub const TOOLGATE_ABI_MAJOR: u16 = 1;
-pub const TOOLGATE_ABI_MINOR: u16 = 6;
+pub const TOOLGATE_ABI_MINOR: u16 = 7;
 
 // ---- 2. Basic types ---------------------------------------------------------
 pub type tg_status = i32;
@@ -209,6 +209,25 @@ pub type tg_execute_wrapper_fn = Option<
     ) -> tg_status,
 >;
 
+// ---- 5.3b execute wrappers in two halves (since ABI 1.7) ----
+pub type tg_wrapper_before_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        call: *const tg_call,
+        signal: *const tg_signal,
+        out_signal: *mut *const tg_signal,
+        out_state: *mut *mut c_void,
+    ) -> tg_status,
+>;
+pub type tg_wrapper_after_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        call: *const tg_call,
+        result: *const tg_result,
+        state: *mut c_void,
+    ) -> tg_status,
+>;
+
 pub const TG_POST_ACCEPT: i32 = 0;
 pub const TG_POST_REPLACE: i32 = 1;
 pub const TG_POST_BLOCK: i32 = 2;
@@ -372,6 +391,15 @@ pub struct tg_host_api {
         Option<unsafe extern "C" fn(*mut tg_init_ctx, *const c_char, tg_tool_verdict_fn) -> tg_status>,
     pub client_context_get:
         Option<unsafe extern "C" fn(*const tg_call, *const c_char, *mut tg_json_value) -> tg_status>,
+    // since ABI 1.7: execute wrappers in two halves (init only)
+    pub register_execute_wrapper_halves: Option<
+        unsafe extern "C" fn(
+            *mut tg_init_ctx,
+            *const tg_hook_options,
+            tg_wrapper_before_fn,
+            tg_wrapper_after_fn,
+        ) -> tg_status,
+    >,
 }
 
 /// `TOOLGATE_HOST_HAS(api, member)`: whether the host's table has the

@@ -1,0 +1,56 @@
+// deadline_timer.hpp -- pokes a request that no thread waits on when its
+// signal's deadline passes.
+//
+// A request sent with Peer::request_text_async learns that its signal
+// fired only when something pokes its slot: a client's cancellation does
+// (SlotWaker), and for a deadline (an execute wrapper's, the `timeout`
+// plugin's) this timer does.  One thread per timer, started with the first
+// deadline and sleeping until the earliest one.
+#pragma once
+
+#include "id_map.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+
+namespace toolgate::mcp {
+
+class DeadlineTimer {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // What at() returns, for cancel().
+  using Key = std::pair<Clock::time_point, std::uint64_t>;
+
+  DeadlineTimer() = default;
+  DeadlineTimer(const DeadlineTimer&) = delete;
+  DeadlineTimer& operator=(const DeadlineTimer&) = delete;
+  ~DeadlineTimer();  // stops the thread; nothing is poked after it returns
+
+  // Pokes `slot` (if it still exists) once `when` has passed.  `key` is
+  // set for cancel() before the poke can come (under the timer's lock, so
+  // a slot poked at once reads it safely).  Throws std::system_error when
+  // the timer's thread cannot start: then nothing would watch the
+  // deadline, and the caller must not rely on it.
+  void at(Clock::time_point when, std::weak_ptr<ResponseSlot> slot, std::optional<Key>& key);
+  // The request ended first: forget it (nothing happens if it was poked).
+  void cancel(const Key& key);
+
+ private:
+  void run();
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::map<Key, std::weak_ptr<ResponseSlot>> due_;  // earliest first
+  std::uint64_t serial_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace toolgate::mcp
