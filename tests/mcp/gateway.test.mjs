@@ -266,12 +266,18 @@ test('no head-of-line blocking: a quick call behind 150 slow ones answers at onc
 });
 
 test('waiting for the server holds no thread: with 2 worker threads, 60 parallel 1.5-second calls end together', async () => {
-  // No execute-wrapper: a wrapper's next() returns the result, so a call
-  // under one (the default manifest's timeout) waits on its thread.
+  // The default manifest: policy, guard-paths, redact, and the timeout
+  // wrapper, which is in two halves -- its deadline is watched by the
+  // gateway's timer, not by a thread per call.  (Before halves, a call
+  // under it waited on its thread: 30 rounds of 1.5 s here.)
+  const c = await connect({ server: 'test', gatewayArgs: ['--max-calls-in-flight', '2'] });
+  try { await slowCallsThenQuick(c, 60, 'w'); } finally { await c.close(); }
+});
+
+test('the same with no wrapper at all', async () => {
   const c = await connect({ server: 'test', gatewayArgs: ['--max-calls-in-flight', '2'],
     manifestFile: testManifest('no-wrappers', []) });
-  // A thread per waiting call would take 30 rounds of 1.5 s here.
-  try { await slowCallsThenQuick(c, 60, 'w'); } finally { await c.close(); }
+  try { await slowCallsThenQuick(c, 60, 'n'); } finally { await c.close(); }
 });
 
 test('progress notifications, tool errors and server-initiated elicitation pass through', async () => {
