@@ -26,7 +26,12 @@ class StableArena {
 
   template <class... Args>
   T& emplace_back(Args&&... args) {
-    if (inline_used_ < N) return inline_[inline_used_++].emplace(std::forward<Args>(args)...);
+    if (inline_used_ < N) {
+      // Counted once built: an element whose construction threw is not one.
+      T& x = inline_[inline_used_].emplace(std::forward<Args>(args)...);
+      ++inline_used_;
+      return x;
+    }
     if (!overflow_) overflow_ = std::make_unique<std::list<T>>();
     return overflow_->emplace_back(std::forward<Args>(args)...);
   }

@@ -9,7 +9,10 @@
  *   {"mode":"before-fails"} before returns TG_ERROR after set_error
  *   {"mode":"after-fails"}  after returns TG_ERROR after set_error
  *   {"mode":"bad-signal"}   before answers a signal it did not get
- *   {"mode":"state-no-after"} before sets a state, with no after
+ *   {"mode":"bad-signal-after"} the same with a state and an after: the
+ *                         host still calls after (which emits and frees)
+ *   {"mode":"null-signal"}  before stores NULL, as a failed signal_child
+ *   {"mode":"state-no-after"} before sets a (static) state, with no after
  */
 #include <toolgate/toolgate.h>
 
@@ -36,8 +39,18 @@ static tg_status before(void *ud, const tg_call *call, const tg_signal *signal,
     *out_signal = host->signal_child(signal, 30u * 1000u * 1000u);
     if (!*out_signal) return TG_ERROR;
   }
+  if (strcmp(mode, "null-signal") == 0) {
+    *out_signal = NULL; /* as a failed signal_child would leave it */
+    return TG_OK;
+  }
+  if (strcmp(mode, "state-no-after") == 0) {
+    static int nobody_frees_this;
+    *out_state = &nobody_frees_this;
+    return TG_OK;
+  }
+  if (strcmp(mode, "bad-signal-after") == 0) *out_signal = (const tg_signal *)&mode;
   if (strcmp(mode, "deadline") == 0 || strcmp(mode, "after-fails") == 0 ||
-      strcmp(mode, "state-no-after") == 0) {
+      strcmp(mode, "bad-signal-after") == 0) {
     int *counter = malloc(sizeof *counter);
     if (!counter) return TG_ERROR;
     *counter = 41;
@@ -88,7 +101,10 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
   o.name = "halves";
   return api->register_execute_wrapper_halves(
       ctx, &o, before,
-      strcmp(mode, "before-only") == 0 || strcmp(mode, "state-no-after") == 0 ? NULL : after);
+      strcmp(mode, "before-only") == 0 || strcmp(mode, "state-no-after") == 0 ||
+              strcmp(mode, "null-signal") == 0 || strcmp(mode, "bad-signal") == 0
+          ? NULL
+          : after);
 }
 
 static const tg_plugin_descriptor descriptor = {

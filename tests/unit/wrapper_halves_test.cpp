@@ -293,6 +293,8 @@ TEST(WrapperHalves, ACPluginsMisusesFailClosed) {
   for (const auto& c : {Case{"before-fails", false, "c_halves before refuses"},
                         Case{"after-fails", true, "c_halves after refuses"},
                         Case{"bad-signal", false, "a signal the host did not give it"},
+                        Case{"bad-signal-after", false, "a signal the host did not give it"},
+                        Case{"null-signal", false, "before answered no signal"},
                         Case{"state-no-after", false, "no after to hand it to"}}) {
     PluginFixture f;
     auto parked = register_later(f.host);
@@ -307,6 +309,14 @@ TEST(WrapperHalves, ACPluginsMisusesFailClosed) {
     EXPECT_EQ(out.results[0].error->source, "test.c-halves/halves") << c.mode;
     EXPECT_NE(out.results[0].error->message.find(c.message), std::string::npos)
         << c.mode << ": " << out.results[0].error->message;
+    // An after is called whenever before returned TG_OK, also when the host
+    // refused its answer: the plugin frees its state there.
+    if (std::string(c.mode) == "bad-signal-after") {
+      auto afters = f.recorder->of_type("halves/after");
+      ASSERT_EQ(afters.size(), 1u);
+      EXPECT_EQ(afters[0].data.at("code"), "plugin_error");
+      EXPECT_EQ(afters[0].data.at("state"), 42);
+    }
   }
 }
 
@@ -331,4 +341,19 @@ TEST(WrapperHalves, OnAnOlderHostTheSdkRegistersOneWrapperThatCallsTheHalvesArou
   ASSERT_EQ(afters.size(), 1u);
   EXPECT_EQ(afters[0].data.at("state"), 42);
   EXPECT_EQ(afters[0].data.at("error"), false);
+}
+
+TEST(WrapperHalves, AnAfterCountsAsCodeOnTheResultABeforeAloneDoesNot) {
+  Fixture f;
+  register_later(f.host);
+  WrapperHalves before_only;
+  before_only.before = [](const HookCall&, const std::shared_ptr<Signal>&,
+                          WrapperHalves::State&) -> std::shared_ptr<Signal> { return nullptr; };
+  auto h = f.host.add_execute_wrapper("b", {"before-only"}, before_only);
+  // The gateway finishes a call on its reading thread only when no plugin
+  // code runs on the result (Host::runs_hooks_on_result).
+  EXPECT_FALSE(f.host.runs_hooks_on_result("later"));
+  Log log;
+  f.host.add_execute_wrapper("a", {"both"}, logging(log, "A"));
+  EXPECT_TRUE(f.host.runs_hooks_on_result("later"));
 }

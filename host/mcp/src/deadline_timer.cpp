@@ -11,14 +11,17 @@ DeadlineTimer::~DeadlineTimer() {
   if (thread_.joinable()) thread_.join();
 }
 
-void DeadlineTimer::at(Clock::time_point when, std::weak_ptr<ResponseSlot> slot,
-                       std::optional<Key>& key) {
+DeadlineTimer::Key DeadlineTimer::at(Clock::time_point when, std::weak_ptr<ResponseSlot> slot) {
   std::lock_guard lock(mutex_);
   if (!thread_.joinable()) thread_ = std::thread([this] { run(); });  // may throw: nothing added
-  key = Key{when, ++serial_};
-  const bool earliest = due_.empty() || *key < due_.begin()->first;
-  due_.emplace(*key, std::move(slot));
-  if (earliest) cv_.notify_all();
+  const Key key{when, ++serial_};
+  due_.emplace(key, std::move(slot));
+  // The thread is woken only for a deadline before the one it sleeps
+  // until: calls after one another, each with a 30 s deadline ended by
+  // its answer, wake it once, not once a call (a wake-up is a context
+  // switch on the call's path).
+  if (when < sleeping_until_) cv_.notify_all();
+  return key;
 }
 
 void DeadlineTimer::cancel(const Key& key) {
@@ -30,12 +33,16 @@ void DeadlineTimer::run() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     if (due_.empty()) {
+      sleeping_until_ = Clock::time_point::max();
       cv_.wait(lock);
       continue;
     }
     const auto first = due_.begin();
-    if (Clock::now() < first->first.first) {
-      cv_.wait_until(lock, first->first.first);
+    // A copy: cancel() may erase the entry while this thread waits.
+    const Clock::time_point when = first->first.first;
+    if (Clock::now() < when) {
+      sleeping_until_ = when;
+      cv_.wait_until(lock, when);
       continue;
     }
     auto slot = first->second.lock();

@@ -16,7 +16,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <thread>
 #include <utility>
 
@@ -33,12 +32,11 @@ class DeadlineTimer {
   DeadlineTimer& operator=(const DeadlineTimer&) = delete;
   ~DeadlineTimer();  // stops the thread; nothing is poked after it returns
 
-  // Pokes `slot` (if it still exists) once `when` has passed.  `key` is
-  // set for cancel() before the poke can come (under the timer's lock, so
-  // a slot poked at once reads it safely).  Throws std::system_error when
-  // the timer's thread cannot start: then nothing would watch the
-  // deadline, and the caller must not rely on it.
-  void at(Clock::time_point when, std::weak_ptr<ResponseSlot> slot, std::optional<Key>& key);
+  // Pokes `slot` (if it still exists) once `when` has passed -- perhaps
+  // before this returns.  Throws std::system_error when the timer's thread
+  // cannot start: then nothing watches the deadline, and the caller must
+  // not rely on it.
+  Key at(Clock::time_point when, std::weak_ptr<ResponseSlot> slot);
   // The request ended first: forget it (nothing happens if it was poked).
   void cancel(const Key& key);
 
@@ -49,6 +47,9 @@ class DeadlineTimer {
   std::condition_variable cv_;
   std::map<Key, std::weak_ptr<ResponseSlot>> due_;  // earliest first
   std::uint64_t serial_ = 0;
+  // What the thread sleeps until (max: until woken); a cancelled entry
+  // leaves it waking once for nothing.
+  Clock::time_point sleeping_until_ = Clock::time_point::min();
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -1159,9 +1159,13 @@ struct Gateway::Impl final : PeerHandler {
     const auto& call = round.call;
     const auto& signal = round.signal;
     const bool server_task = !server_modern && tools.task_required(name);
-    auto a =
-        server.request_text_and_wait("tools/call", params, *signal, call ? &call->waiting : nullptr,
-                                     server_modern ? &round.envelope : nullptr);
+    // A task's creation is answered at once.  Cancelled meanwhile, the
+    // call still takes that answer for a while: it names the task, which
+    // is then cancelled below (dropped, the task would run on unseen).
+    auto a = server.request_text_and_wait(
+        "tools/call", params, *signal, call ? &call->waiting : nullptr,
+        server_modern ? &round.envelope : nullptr,
+        server_task ? std::chrono::milliseconds(5000) : std::chrono::milliseconds(0));
     if (asks_for_input(a)) return on_input_required(a, round);
     if (server_task && a.end == Answer::End::answered)
       if (auto task = server_task_id(a.response())) {

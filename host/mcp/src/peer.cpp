@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
+#include <system_error>
 #include <toolgate/json.hpp>
 
 namespace toolgate::mcp {
@@ -125,7 +126,8 @@ Answer Peer::request_and_wait(std::string_view method, const json::object& param
 
 Answer Peer::request_text_and_wait(std::string_view method, std::string_view params_text,
                                    const Signal& signal, SlotWaker* waker,
-                                   const RequestEnvelope* envelope) {
+                                   const RequestEnvelope* envelope,
+                                   std::chrono::milliseconds grace) {
   Answer a;
   if (gone_) return a;
   a.slot = std::make_shared<ResponseSlot>();
@@ -142,12 +144,21 @@ Answer Peer::request_text_and_wait(std::string_view method, std::string_view par
     ids_.erase(id);
     return a;
   }
+  std::optional<Signal::Clock::time_point> grace_until;
   while (true) {
     if (a.slot->done()) {
       a.end = a.slot->response() ? Answer::End::answered : Answer::End::failed;
       return a;
     }
-    if (signal.fired()) break;
+    if (signal.fired()) {
+      // An answer that names something to undo (a task the server made)
+      // is still taken for `grace` after the signal fired.
+      const auto now = Signal::Clock::now();
+      if (!grace_until) grace_until = now + grace;
+      if (now >= *grace_until) break;
+      a.slot->wait_until(*grace_until);
+      continue;
+    }
     auto until = Signal::Clock::now() + signal_check_;
     if (auto d = signal.deadline(); d && *d < until) until = *d;
     a.slot->wait_until(until);
@@ -175,8 +186,16 @@ std::int64_t Peer::request_text_async(std::string_view method, std::string_view 
     std::atomic<bool> ended{false};
     std::int64_t id = 0;  // set before the waker can poke (the only reader)
     std::function<void(Answer)> on_end;
-    std::optional<DeadlineTimer::Key> deadline;  // set before the request is sent
     bool claim() { return !ended.exchange(true); }
+    // The timer's entry for the signal's deadline, set after the request is
+    // sent while the answer may already be ending it: both under the lock.
+    std::mutex deadline_mutex;
+    std::optional<DeadlineTimer::Key> deadline;
+    void forget_deadline(DeadlineTimer& timer) {
+      std::lock_guard lock(deadline_mutex);
+      if (deadline) timer.cancel(*deadline);
+      deadline.reset();
+    }
   };
   auto state = std::make_shared<State>();
   state->on_end = std::move(on_end);
@@ -195,7 +214,7 @@ std::int64_t Peer::request_text_async(std::string_view method, std::string_view 
       return;  // poked for nothing
     if (!state->claim()) return;
     if (waker) waker->remove(slot);
-    if (state->deadline) deadlines_.cancel(*state->deadline);
+    state->forget_deadline(deadlines_);
     if (end.end == Answer::End::signalled) {
       ids_.erase(state->id);  // a late answer is dropped
       send(make_notification("notifications/cancelled",
@@ -206,28 +225,45 @@ std::int64_t Peer::request_text_async(std::string_view method, std::string_view 
   });
   state->id = ids_.add_own(std::string(method), a.slot);
   if (waker) waker->add(a.slot);
-  // A deadline is watched by this peer's timer, which pokes the slot when
-  // it passes (after the id is set: the poke may come at once).  When the
-  // timer's thread cannot start, nothing is sent.
-  if (auto d = signal->deadline()) try {
-      deadlines_.at(*d, weak_slot, state->deadline);
-    } catch (...) {
-      ids_.erase(state->id);
-      if (waker) waker->remove(a.slot);
-      throw;
-    }
   if (!send_request_text(request_text(state->id, method, params_text), envelope)) {
     ids_.erase(state->id);
     if (!state->claim()) return 0;
     if (waker) waker->remove(a.slot);
-    if (state->deadline) deadlines_.cancel(*state->deadline);
     auto f = std::move(state->on_end);
     f(std::move(a));  // unsent
     return 0;
   }
+  // A deadline is watched by this peer's timer, which pokes the slot when
+  // it passes -- registered after the request is sent, since the poke
+  // ends it with notifications/cancelled, which must follow the request.
+  if (auto d = signal->deadline())
+    watch_deadline(*d, state->id, a.slot, [state](auto key) {
+      // Ended meanwhile (answered, or already past its deadline and poked):
+      // the entry is not needed.
+      std::lock_guard lock(state->deadline_mutex);
+      if (state->ended) return false;
+      state->deadline = key;
+      return true;
+    });
   // The signal may have fired before the slot was registered with the waker.
   if (signal->fired()) a.slot->poke();
   return state->id;
+}
+
+void Peer::watch_deadline(Signal::Clock::time_point when, std::int64_t id,
+                          const std::shared_ptr<ResponseSlot>& slot,
+                          const std::function<bool(DeadlineTimer::Key)>& keep) {
+  try {
+    const auto key = deadlines_.at(when, slot);
+    if (!keep(key)) deadlines_.cancel(key);
+  } catch (const std::system_error&) {
+    // Nothing can watch the deadline: the request ends now rather than run
+    // past it, and the peer is told.
+    const std::string why = "toolgate cannot start a thread to watch the call's deadline";
+    ids_.erase(id);
+    send(make_notification("notifications/cancelled", {{"requestId", id}, {"reason", why}}));
+    slot->fail(why);
+  }
 }
 
 // ---- reading and relaying ------------------------------------------------------------------

@@ -171,15 +171,18 @@ class Peer {
   // The same with params that are already JSON text (a client's own,
   // relayed byte for byte: raw_json.hpp).
   // `envelope`, when given, is this request's instead of the peer's.
+  // `grace`: after the signal fires, an answer is still awaited that long
+  // (for one that names something to undo, such as a task the server
+  // created; the caller sees it answered and undoes it).
   Answer request_text_and_wait(std::string_view method, std::string_view params_text,
                                const Signal& signal, SlotWaker* waker = nullptr,
-                               const RequestEnvelope* envelope = nullptr);
+                               const RequestEnvelope* envelope = nullptr,
+                               std::chrono::milliseconds grace = {});
   // The same without a waiting thread: `on_end` gets the answer once, on
   // the thread that ends the request -- this peer's reader (the answer, or
   // its end of stream), the thread that fires the signal and pokes
   // `waker`, this peer's deadline timer (the signal's deadline passed), or
-  // this one (unsent).  Throws std::system_error, having sent nothing,
-  // when the signal has a deadline and the timer's thread cannot start.  `waker` must
+  // this one (unsent).  `waker` must
   // outlive the request (on_end may hold what owns it).  Returns the id the
   // request was sent with (0 when it was not sent).
   std::int64_t request_text_async(std::string_view method, std::string_view params_text,
@@ -218,6 +221,13 @@ class Peer {
                           const boost::json::object& overrides);
   // A request to this peer, in the envelope it needs.
   bool send_request_text(std::string text, const RequestEnvelope* envelope = nullptr);
+  // request_text_async: the request `id` is poked at `when` (its signal's
+  // deadline) by this peer's timer; `keep` stores the timer's key, or
+  // says the request ended meanwhile.  When the timer cannot start, the
+  // request fails now and the peer is told it is cancelled.
+  void watch_deadline(Signal::Clock::time_point when, std::int64_t id,
+                      const std::shared_ptr<ResponseSlot>& slot,
+                      const std::function<bool(DeadlineTimer::Key)>& keep);
   // speak_modern: why a response's result cannot be used, or "".
   // `own`: a request of the gateway's (whose caller takes questions).
   std::string incomplete_result(const Message& m, std::string_view method, bool own) const;

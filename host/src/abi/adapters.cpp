@@ -123,21 +123,47 @@ WrapperHalves adapt_halves(PluginPtr p, tg_wrapper_before_fn before, tg_wrapper_
     auto level = std::make_shared<HalvesLevel>();
     tg_call c(view, AbiStage::wrapper, p.get());
     const tg_signal* given = level->arena.add_first(signal);
-    const tg_signal* chosen = nullptr;
+    // On entry the signal it got: a before that stores a failed
+    // signal_child (NULL) fails instead of passing its deadline over.
+    const tg_signal* chosen = given;
     void* plugin_state = nullptr;
-    check(c, p->invoke([&] { return before(ud, &c, given, &chosen, &plugin_state); }));
+    const tg_status st = p->invoke([&] { return before(ud, &c, given, &chosen, &plugin_state); });
+    if (st != TG_OK) check(c, st);  // throws; after is not called (toolgate.h 5.3b)
+    // before returned TG_OK: after is called whatever the host then makes
+    // of its answer, so the plugin can free its state.
+    std::string refused;
+    try {
+      check(c, st);
+    } catch (const HookFailure& e) {
+      refused = e.what();
+    }
     // Check the handle before touching it: a fabricated pointer is never
     // dereferenced.
-    if (chosen && !level->arena.holds(chosen))
-      throw HookFailure(
-          "before gave a signal the host did not give it (pass NULL, or a child "
-          "from signal_child)");
-    if (plugin_state && !after)
-      throw HookFailure("before set a state, but the wrapper has no after to hand it to");
-    std::shared_ptr<Signal> inner = chosen ? chosen->signal : signal;
+    if (refused.empty() && !chosen)
+      refused =
+          "before answered no signal (signal_child failed?): leave *out_signal as it is to "
+          "pass the signal on";
+    else if (refused.empty() && !level->arena.holds(chosen))
+      refused =
+          "before answered a signal the host did not give it (leave *out_signal as it "
+          "is, or set a child from signal_child)";
+    else if (refused.empty() && plugin_state && !after)
+      refused = "before set a state, but the wrapper has no after to hand it to";
     level->plugin_state = plugin_state;
+    if (!refused.empty()) {
+      if (after) {
+        const ExecResult failure{true,    {},
+                                 {},      std::string(error_code::plugin_error),
+                                 refused, std::string(stage::execute),
+                                 {}};
+        tg_call done(view, AbiStage::wrapper, p.get());
+        const tg_result r{&failure};
+        (void)p->invoke([&] { return after(ud, &done, &r, plugin_state); });
+      }
+      throw HookFailure(refused);
+    }
     if (after) state = std::move(level);
-    return inner;
+    return chosen->signal;
   };
   if (after)
     h.after = [p = std::move(p), after, ud](const HookCall& view, const ExecResult& result,

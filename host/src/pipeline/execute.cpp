@@ -295,7 +295,7 @@ std::shared_ptr<Signal> HalvesChain::begin(CallState& s) {
   const auto& kind = info(HookKind::execute_wrapper);
   std::shared_ptr<Signal> signal = s.signal;
   for (const auto& w : s.gen.wrappers) {
-    Level level{&w, {}, {}};
+    Level level{&w, {}, {}, s.attempts};
     std::shared_ptr<Signal> inner;
     HookCall view = s.view(kind.stage);
     auto run = invoke_hook(s, kind.stage, w,
@@ -329,6 +329,7 @@ void HalvesChain::unwind(CallState& s, const ExecResult& result) {
       // Not through invoke_hook: the level was announced (hook/invoked)
       // when its before ran.
       HookCall view = s.view(kind.stage);
+      view.attempt = it->attempt;  // as in the onion, where after sees before's view
       std::string what;
       auto start = s.now();
       if (!guarded([&] { w.fn.halves.after(view, *out, it->state); }, &what)) {

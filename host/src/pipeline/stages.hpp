@@ -46,6 +46,7 @@ class HalvesChain {
     const ExecuteWrapperHook* hook;
     WrapperHalves::State state;
     std::chrono::nanoseconds took;  // in before, then after
+    std::uint32_t attempt;          // as before saw it: after sees the same
   };
   void unwind(CallState& s, const ExecResult& result);
   std::vector<Level> levels_;

@@ -345,9 +345,10 @@ class Init {
     add<ExecuteWrapperFn, tg_execute_wrapper_fn>(name, std::move(fn), o, &wrapper_tramp,
                                                  api_->register_execute_wrapper);
   }
-  // The same in two halves.  On a host older than ABI 1.7 the halves are
-  // registered as one wrapper that calls them around next(): the same
-  // behaviour, holding a thread as any one-function wrapper does.
+  // The same in two halves.  On a host older than ABI 1.7 (reachable by a
+  // plugin whose descriptor asks for an older minor than the header's) the
+  // halves are registered as one wrapper that calls them around next():
+  // the same behaviour, holding a thread as any one-function wrapper does.
   void execute_wrapper_halves(const char* name, WrapperBeforeFn before, WrapperAfterFn after,
                               HookOptions o = {}) {
     if (!before) throw std::invalid_argument("execute_wrapper_halves needs a before");
@@ -458,7 +459,7 @@ class Init {
       // the call on without it.
       if (!inner.handle())
         throw std::runtime_error("before returned no signal (signal_child failed)");
-      *out_signal = inner.handle() == sig ? nullptr : inner.handle();
+      *out_signal = inner.handle();
       if (s->fn.after) *out_state = state.release();
       return TG_OK;
     });

@@ -413,19 +413,22 @@ typedef tg_status (*tg_execute_wrapper_fn)(void *user_data, const tg_call *call,
  * needs the one-callback form.
  *
  * before(user_data, call, signal, &out_signal, &out_state): on the way in.
- *   To give the rest of the chain a deadline, set *out_signal to a child of
- *   `signal` (host->signal_child); leave it NULL to pass `signal` on.  Any
- *   signal the host did not give you here is a failure.  *out_state (NULL
- *   on entry) is handed to `after`.  A failure status ends the call as
- *   plugin_error, and `after` is then not called: free what you allocated.
+ *   *out_signal holds `signal` on entry: leave it to pass `signal` on, or
+ *   set it to a child (host->signal_child) to give the rest of the chain a
+ *   deadline.  NULL (a signal_child that failed) or any signal the host
+ *   did not give you here is a failure -- never a call without your
+ *   deadline.  *out_state (NULL on entry) is handed to `after`.  A failure
+ *   status ends the call as plugin_error, and `after` is then not called:
+ *   free what you allocated.
  * after(user_data, call, result, state): on the way out, once, with the
  *   rest of the chain's result (host->result_is_error, result_error_code),
  *   on any thread and possibly long after `before` returned, never at the
  *   same time as it.  It cannot change the result; a failure status ends
  *   the call as plugin_error.  It is called whenever `before` returned
- *   TG_OK: free your state here.  `after` may be NULL when there is nothing
- *   to do on the way out; a state set without an `after` to free it is a
- *   failure.
+ *   TG_OK -- also when the host then refuses what before answered (it sees
+ *   that plugin_error) -- so free your state here.  `after` may be NULL
+ *   when there is nothing to do on the way out; a state set without an
+ *   `after` to free it is a failure (and the host cannot free it).
  * Child signals made in `before` live until `after` returns; `result`
  * until `after` returns. */
 typedef tg_status (*tg_wrapper_before_fn)(void *user_data, const tg_call *call,
