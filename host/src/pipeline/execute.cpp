@@ -114,7 +114,7 @@ ExecResult wrapper_failed(const HookInfo& w, const std::string& what) {
 // failure when `failed`): its trail entry, and the first failure of a
 // wrapper kept -- sticky: an outer wrapper (say, a retry) cannot launder a
 // broken inner wrapper into a success.
-void wrapper_returned(CallState& s, const HookInfo& w, const ExecResult& out, bool failed,
+void wrapper_recorded(CallState& s, const HookInfo& w, const ExecResult& out, bool failed,
                       std::chrono::nanoseconds took, std::optional<ExecResult>& first_failure) {
   if (s.tracing) {
     boost::json::object extra;
@@ -126,6 +126,13 @@ void wrapper_returned(CallState& s, const HookInfo& w, const ExecResult& out, bo
   if (out.is_error && out.error_code == error_code::plugin_error && out.source == w.id &&
       !first_failure)
     first_failure = out;
+}
+// The common case -- no trail, a result that is not an error -- decided
+// inline: once per wrapper level on every call.
+inline void wrapper_returned(CallState& s, const HookInfo& w, const ExecResult& out, bool failed,
+                             std::chrono::nanoseconds took,
+                             std::optional<ExecResult>& first_failure) {
+  if (s.tracing || out.is_error) wrapper_recorded(s, w, out, failed, took, first_failure);
 }
 
 const ExecResult& Chain::run(std::size_t from, const std::shared_ptr<Signal>& signal,

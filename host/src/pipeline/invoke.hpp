@@ -22,7 +22,8 @@ struct Invocation {
 
 // Whether `hook` runs for this call's tool.  Most hooks have no tool
 // list: they apply to every tool without matching a pattern.
-inline bool applies(const HookInfo& hook, const CallState& s) {
+// (Inlined: once per hook of every call.)
+[[gnu::always_inline]] inline bool applies(const HookInfo& hook, const CallState& s) {
   return hook.filter.empty() || hook.filter.matches(s.identity.tool);
 }
 

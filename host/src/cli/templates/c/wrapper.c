@@ -1,7 +1,10 @@
-/* @NAME@.c -- an execute wrapper: runs the rest of the chain with a 5 s
- * deadline.  A wrapper may call next zero or more times (retry) and must
- * return one of the results next gave it, or fail; it cannot fabricate a
- * result or change the arguments.  Tools see the deadline on the signal. */
+/* @NAME@.c -- an execute wrapper in two halves (ABI 1.7): gives the rest of
+ * the chain a 5 s deadline.  A wrapper that only acts on the way in and out
+ * is best written this way: around a tool that answers later (an MCP
+ * server's, behind `toolgate mcp`) it holds no thread while the tool works.
+ * A wrapper that must run the chain again after seeing a result (a retry)
+ * needs the one-callback form, register_execute_wrapper (toolgate.h 5.3).
+ * Tools see the deadline on the signal. */
 #include <toolgate/toolgate.h>
 
 #include <string.h>
@@ -9,12 +12,15 @@
 static const tg_host_api *host;
 
 static tg_status deadline(void *user_data, const tg_call *call, const tg_signal *signal,
-                          const tg_next *next, const tg_result **out) {
+                          const tg_signal **out_signal, void **out_state) {
   const uint64_t five_seconds_ns = 5000000000u;
   (void)user_data;
   (void)call;
-  /* The child signal is host-owned and lives until this callback returns. */
-  return host->call_next(next, host->signal_child(signal, five_seconds_ns), out);
+  (void)out_state; /* nothing for an after: there is none */
+  /* A child of the signal; host-owned.  NULL (it could not be made) fails
+   * the call rather than run it without the deadline. */
+  *out_signal = host->signal_child(signal, five_seconds_ns);
+  return TG_OK;
 }
 
 static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, void **state) {
@@ -25,7 +31,8 @@ static tg_status init(const tg_host_api *api, tg_init_ctx *ctx, tg_str config, v
   memset(&o, 0, sizeof o);
   o.struct_size = sizeof o;
   o.name = "deadline";
-  return api->register_execute_wrapper(ctx, &o, deadline);
+  /* before only; an after (called with the result) would be the 4th argument. */
+  return api->register_execute_wrapper_halves(ctx, &o, deadline, NULL);
 }
 
 static const tg_plugin_descriptor descriptor = {

@@ -1,8 +1,13 @@
-// @NAME@.cpp -- an execute wrapper: runs the rest of the chain with a
-// deadline (config "timeout_ms", default 5000).  A wrapper returns one of
-// the results next gave it, or fails; it cannot fabricate one.
+// @NAME@.cpp -- an execute wrapper in two halves (ABI 1.7): gives the rest
+// of the chain a deadline (config "timeout_ms", default 5000).  A wrapper
+// that only acts on the way in and out is best written this way: around a
+// tool that answers later (an MCP server's, behind `toolgate mcp`) it holds
+// no thread while the tool works.  One that must run the chain again after
+// seeing a result (a retry) needs init.execute_wrapper, whose function
+// calls next.
 #include <toolgate/plugin.hpp>
 
+#include <any>
 #include <chrono>
 
 namespace sdk = toolgate::sdk;
@@ -16,10 +21,12 @@ class @CLASS@ {
         throw sdk::ConfigError("/timeout_ms", "must be a positive number of milliseconds");
       ms = v->as_int64();
     }
-    init.execute_wrapper("deadline",
-                         [ms](const sdk::Call&, const sdk::Signal& s, const sdk::Next& next) {
-                           return next(s.child(std::chrono::milliseconds(ms)));
-                         });
+    init.execute_wrapper_halves(
+        "deadline",
+        [ms](const sdk::Call&, const sdk::Signal& s, std::any&) {
+          return s.child(std::chrono::milliseconds(ms));  // before: the signal for the rest
+        },
+        nullptr);  // after: [](const sdk::Call&, const sdk::Result&, std::any& state) { ... }
   }
 };
 
