@@ -2,10 +2,11 @@
 
 namespace toolgate::mcp {
 
-DeadlineTimer::~DeadlineTimer() {
+void DeadlineTimer::stop() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
+    due_.clear();
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
@@ -13,8 +14,9 @@ DeadlineTimer::~DeadlineTimer() {
 
 DeadlineTimer::Key DeadlineTimer::at(Clock::time_point when, std::weak_ptr<ResponseSlot> slot) {
   std::lock_guard lock(mutex_);
-  if (!thread_.joinable()) thread_ = std::thread([this] { run(); });  // may throw: nothing added
   const Key key{when, ++serial_};
+  if (stopping_) return key;  // shut down: nothing is watched any more
+  if (!thread_.joinable()) thread_ = std::thread([this] { run(); });  // may throw: nothing added
   due_.emplace(key, std::move(slot));
   // The thread is woken only for a deadline before the one it sleeps
   // until: calls after one another, each with a 30 s deadline ended by

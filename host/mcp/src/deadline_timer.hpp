@@ -30,7 +30,10 @@ class DeadlineTimer {
   DeadlineTimer() = default;
   DeadlineTimer(const DeadlineTimer&) = delete;
   DeadlineTimer& operator=(const DeadlineTimer&) = delete;
-  ~DeadlineTimer();  // stops the thread; nothing is poked after it returns
+  ~DeadlineTimer() { stop(); }
+  // Ends the thread; nothing is poked after it returns, and at() pokes
+  // nothing more.  Idempotent.
+  void stop();
 
   // Pokes `slot` (if it still exists) once `when` has passed -- perhaps
   // before this returns.  Throws std::system_error when the timer's thread

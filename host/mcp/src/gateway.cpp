@@ -1829,6 +1829,8 @@ struct Gateway::Impl final : PeerHandler {
       if (!drained) status = 1;
     }
     server_thread.join();
+    server.stop_deadlines();
+    client.stop_deadlines();
     // Both peers' reading has ended; a reader thread still running a call
     // is one drain_workers gave up on.
     if (drained)

@@ -156,6 +156,9 @@ class Peer {
   // the handler as usual).
   bool pass_reading(WorkerPool& successors);
   void wake() { reader_.wake(); }
+  // At shutdown: no request is poked at its deadline any more (the
+  // gateway's state such a poke would reach is going away).
+  void stop_deadlines() { deadlines_.stop(); }
 
   bool send(const boost::json::object& message);
   bool send_text(const std::string& text);
