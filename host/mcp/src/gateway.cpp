@@ -1160,15 +1160,20 @@ struct Gateway::Impl final : PeerHandler {
     const auto& signal = round.signal;
     const bool server_task = !server_modern && tools.task_required(name);
     // A task's creation is answered at once.  Cancelled meanwhile, the
-    // call still takes that answer for a while: it names the task, which
-    // is then cancelled below (dropped, the task would run on unseen).
+    // call still takes that answer for a moment (server_task_grace): it
+    // names the task, which is then cancelled below (dropped, the task
+    // would run on unseen).
     auto a = server.request_text_and_wait(
         "tools/call", params, *signal, call ? &call->waiting : nullptr,
         server_modern ? &round.envelope : nullptr,
-        server_task ? std::chrono::milliseconds(5000) : std::chrono::milliseconds(0));
+        server_task ? server_task_grace : std::chrono::milliseconds(0));
     if (asks_for_input(a)) return on_input_required(a, round);
     if (server_task && a.end == Answer::End::answered)
       if (auto task = server_task_id(a.response())) {
+        if (signal->fired()) {
+          cancel_server_task(*task);
+          return call_output(Answer{Answer::End::signalled, a.slot}, name, call.get(), *signal);
+        }
         a = server.request_and_wait("tasks/result", json::object{{"taskId", *task}}, *signal,
                                     call ? &call->waiting : nullptr);
         if (a.end == Answer::End::signalled) cancel_server_task(*task);
@@ -1178,6 +1183,11 @@ struct Gateway::Impl final : PeerHandler {
       }
     return call_output(a, name, call.get(), *signal);
   }
+
+  // How long a server task's creation answer is still awaited after the
+  // call's signal fired: well under the drain at shutdown (drain_workers),
+  // so a cancelled call still ends in time.
+  static constexpr std::chrono::milliseconds server_task_grace{1000};
 
   // The server's task id in a CreateTaskResult, or nullopt (the server ran
   // the call at once after all, or answered with an error).

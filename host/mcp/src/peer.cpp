@@ -224,46 +224,45 @@ std::int64_t Peer::request_text_async(std::string_view method, std::string_view 
     f(std::move(end));
   });
   state->id = ids_.add_own(std::string(method), a.slot);
-  if (waker) waker->add(a.slot);
   if (!send_request_text(request_text(state->id, method, params_text), envelope)) {
     ids_.erase(state->id);
     if (!state->claim()) return 0;
-    if (waker) waker->remove(a.slot);
     auto f = std::move(state->on_end);
     f(std::move(a));  // unsent
     return 0;
   }
-  // A deadline is watched by this peer's timer, which pokes the slot when
-  // it passes -- registered after the request is sent, since the poke
-  // ends it with notifications/cancelled, which must follow the request.
-  if (auto d = signal->deadline())
-    watch_deadline(*d, state->id, a.slot, [state](auto key) {
-      // Ended meanwhile (answered, or already past its deadline and poked):
-      // the entry is not needed.
+  // What ends the request early -- the waker (a client's cancellation) and
+  // the timer (the deadline) -- is registered after it is sent: either
+  // sends notifications/cancelled, which must follow the request.
+  if (waker) {
+    waker->add(a.slot);
+    if (state->ended) waker->remove(a.slot);  // answered already
+  }
+  if (auto d = signal->deadline()) {
+    try {
+      const auto key = deadlines_.at(*d, weak_slot);
       std::lock_guard lock(state->deadline_mutex);
-      if (state->ended) return false;
-      state->deadline = key;
-      return true;
-    });
-  // The signal may have fired before the slot was registered with the waker.
+      // Ended meanwhile (answered, or already past its deadline and
+      // poked): the entry is not needed.
+      if (state->ended)
+        deadlines_.cancel(key);
+      else
+        state->deadline = key;
+    } catch (...) {
+      // Nothing can watch the deadline (the timer's thread cannot start):
+      // the request ends now rather than run past it, and the peer is told.
+      const std::string why = "toolgate cannot watch the call's deadline";
+      if (!state->ended) {
+        ids_.erase(state->id);
+        send(make_notification("notifications/cancelled",
+                               {{"requestId", state->id}, {"reason", why}}));
+      }
+      a.slot->fail(why);
+    }
+  }
+  // The signal may have fired before the waker and the timer knew of it.
   if (signal->fired()) a.slot->poke();
   return state->id;
-}
-
-void Peer::watch_deadline(Signal::Clock::time_point when, std::int64_t id,
-                          const std::shared_ptr<ResponseSlot>& slot,
-                          const std::function<bool(DeadlineTimer::Key)>& keep) {
-  try {
-    const auto key = deadlines_.at(when, slot);
-    if (!keep(key)) deadlines_.cancel(key);
-  } catch (const std::system_error&) {
-    // Nothing can watch the deadline: the request ends now rather than run
-    // past it, and the peer is told.
-    const std::string why = "toolgate cannot start a thread to watch the call's deadline";
-    ids_.erase(id);
-    send(make_notification("notifications/cancelled", {{"requestId", id}, {"reason", why}}));
-    slot->fail(why);
-  }
 }
 
 // ---- reading and relaying ------------------------------------------------------------------

@@ -224,13 +224,6 @@ class Peer {
                           const boost::json::object& overrides);
   // A request to this peer, in the envelope it needs.
   bool send_request_text(std::string text, const RequestEnvelope* envelope = nullptr);
-  // request_text_async: the request `id` is poked at `when` (its signal's
-  // deadline) by this peer's timer; `keep` stores the timer's key, or
-  // says the request ended meanwhile.  When the timer cannot start, the
-  // request fails now and the peer is told it is cancelled.
-  void watch_deadline(Signal::Clock::time_point when, std::int64_t id,
-                      const std::shared_ptr<ResponseSlot>& slot,
-                      const std::function<bool(DeadlineTimer::Key)>& keep);
   // speak_modern: why a response's result cannot be used, or "".
   // `own`: a request of the gateway's (whose caller takes questions).
   std::string incomplete_result(const Message& m, std::string_view method, bool own) const;
