@@ -2,6 +2,7 @@
 // runs the stages up to the body, returns, and finishes the call on the
 // thread that completes the body -- with the same stages and the same
 // "exactly one tool/result" as a whole call.
+#include "parked_tool.hpp"
 #include "test_support.hpp"
 
 #include <future>
@@ -11,68 +12,6 @@
 using namespace tgtest;
 
 namespace {
-
-// A tool whose completions are parked until the test answers them.
-struct Parked {
-  std::mutex mutex;
-  std::vector<ToolCompletion> completions;
-  std::vector<json::object> arguments;
-  std::size_t size() {
-    std::lock_guard lock(mutex);
-    return completions.size();
-  }
-  ToolCompletion take() {
-    std::lock_guard lock(mutex);
-    auto c = std::move(completions.back());
-    completions.pop_back();
-    return c;
-  }
-};
-
-void register_later(Host& host, const std::shared_ptr<Parked>& parked) {
-  ToolDefinition t;
-  t.name = "later";
-  t.execute_async = [parked](const ToolContext& ctx, ToolCompletion done) {
-    std::lock_guard lock(parked->mutex);
-    parked->arguments.push_back(ctx.call.arguments);
-    parked->completions.push_back(std::move(done));
-  };
-  host.register_tool(std::move(t));
-}
-
-// Another thread completes the first parked body with `out` (for calls
-// that wait on the caller's thread).
-std::thread answer_when_parked(const std::shared_ptr<Parked>& parked, ToolOutput out) {
-  return std::thread([parked, out = std::move(out)]() mutable {
-    while (parked->size() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    parked->take().complete(std::move(out));
-  });
-}
-
-ToolCall later(json::object args = {{"x", 1}}) {
-  ToolCall c;
-  c.identity.tool = "later";
-  c.identity.session_id = "test";
-  c.arguments = std::move(args);
-  return c;
-}
-
-struct Outcomes {
-  std::mutex mutex;
-  std::vector<ToolResult> results;
-  std::vector<std::vector<std::string>> contexts;
-  std::size_t size() {
-    std::lock_guard lock(mutex);
-    return results.size();
-  }
-  Host::CallDone sink() {
-    return [this](ToolResult r, std::vector<std::string> c) {
-      std::lock_guard lock(mutex);
-      results.push_back(std::move(r));
-      contexts.push_back(std::move(c));
-    };
-  }
-};
 
 std::size_t events(Recorder& r, std::string_view type) {
   std::size_t n = 0;

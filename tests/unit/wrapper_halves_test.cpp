@@ -2,6 +2,7 @@
 // around a body that answers later they hold no thread -- every before on
 // the way in, every after where the answer arrives -- and in a chain with
 // a one-function wrapper they run around its next().
+#include "parked_tool.hpp"
 #include "test_support.hpp"
 
 #include <mutex>
@@ -10,60 +11,6 @@
 using namespace tgtest;
 
 namespace {
-
-// A tool whose completions are parked until the test answers them, keeping
-// the signal each body got.
-struct Parked {
-  std::mutex mutex;
-  std::vector<ToolCompletion> completions;
-  std::vector<std::shared_ptr<Signal>> signals;
-  std::size_t size() {
-    std::lock_guard lock(mutex);
-    return completions.size();
-  }
-  ToolCompletion take() {
-    std::lock_guard lock(mutex);
-    auto c = std::move(completions.back());
-    completions.pop_back();
-    return c;
-  }
-};
-
-std::shared_ptr<Parked> register_later(Host& host) {
-  auto parked = std::make_shared<Parked>();
-  ToolDefinition t;
-  t.name = "later";
-  t.execute_async = [parked](const ToolContext& ctx, ToolCompletion done) {
-    std::lock_guard lock(parked->mutex);
-    parked->signals.push_back(ctx.signal);
-    parked->completions.push_back(std::move(done));
-  };
-  host.register_tool(std::move(t));
-  return parked;
-}
-
-ToolCall later() {
-  ToolCall c;
-  c.identity.tool = "later";
-  c.identity.session_id = "test";
-  c.arguments = json::object{{"x", 1}};
-  return c;
-}
-
-struct Outcomes {
-  std::mutex mutex;
-  std::vector<ToolResult> results;
-  std::size_t size() {
-    std::lock_guard lock(mutex);
-    return results.size();
-  }
-  Host::CallDone sink() {
-    return [this](ToolResult r, std::vector<std::string>) {
-      std::lock_guard lock(mutex);
-      results.push_back(std::move(r));
-    };
-  }
-};
 
 // What the halves saw, in order: "before A", "after B error=0", ...
 struct Log {
@@ -209,10 +156,7 @@ TEST(WrapperHalves, WithAOneFunctionWrapperInTheChainTheHalvesRunAroundNextAndTh
         log.add("classic out");
         return r;
       });
-  std::thread answering([&] {
-    while (parked->size() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    parked->take().complete(ToolOutput::success("waited"));
-  });
+  std::thread answering = answer_when_parked(parked, ToolOutput::success("waited"));
   Outcomes out;
   f.host.call_async(later(), out.sink());
   ASSERT_EQ(out.size(), 1u);  // the one-function wrapper's next() waited

@@ -301,10 +301,11 @@ WrapperFns::WrapperFns(WrapperHalves h) : halves(std::move(h)) {
 std::shared_ptr<Signal> HalvesChain::begin(CallState& s) {
   const auto& kind = info(HookKind::execute_wrapper);
   std::shared_ptr<Signal> signal = s.signal;
+  // Nothing a view shows changes between the befores: one for them all.
+  const HookCall view = s.view(kind.stage);
   for (const auto& w : s.gen.wrappers) {
     Level level{&w, {}, {}, s.attempts};
     std::shared_ptr<Signal> inner;
-    HookCall view = s.view(kind.stage);
     auto run = invoke_hook(s, kind.stage, w,
                            [&] { inner = w.fn.halves.before(view, signal, level.state); });
     if (!run.ran) continue;
@@ -325,9 +326,11 @@ std::shared_ptr<Signal> HalvesChain::begin(CallState& s) {
 }
 
 void HalvesChain::unwind(CallState& s, const ExecResult& result) {
+  if (levels_.empty()) return;  // most calls: no wrapper around the body
   const auto& kind = info(HookKind::execute_wrapper);
   const ExecResult* out = &result;
   std::optional<ExecResult> failed;
+  HookCall view = s.view(kind.stage);
   for (auto it = levels_.rbegin(); it != levels_.rend(); ++it) {
     const auto& w = *it->hook;
     auto took = it->took;
@@ -335,7 +338,6 @@ void HalvesChain::unwind(CallState& s, const ExecResult& result) {
     if (w.fn.halves.after) {
       // Not through invoke_hook: the level was announced (hook/invoked)
       // when its before ran.
-      HookCall view = s.view(kind.stage);
       view.attempt = it->attempt;  // as in the onion, where after sees before's view
       std::string what;
       auto start = s.now();
