@@ -313,8 +313,15 @@ namespace toolgate {
 
 std::optional<boost::json::value> parse_untrusted(std::string_view text, std::size_t max_depth,
                                                   std::string* why) {
+  return parse_untrusted(text, max_depth, why, {});
+}
+
+std::optional<boost::json::value> parse_untrusted(std::string_view text, std::size_t max_depth,
+                                                  std::string* why,
+                                                  boost::json::storage_ptr storage) {
   detail::StrictJsonOptions opt;
   opt.max_depth = max_depth;
+  opt.storage = std::move(storage);
   detail::StrictJsonError error;
   auto v = detail::parse_strict(text, opt, &error);
   if (!v && why) *why = (error.duplicate_key ? "invalid JSON: " : "invalid JSON ") + error.message;

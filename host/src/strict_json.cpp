@@ -402,6 +402,7 @@ std::optional<json::value> parse_strict(std::string_view text, const StrictJsonO
   unsigned char temp[BOOST_JSON_STACK_BUFFER_SIZE];
   json::basic_parser<Handler> p(parser_options(options), temp, sizeof temp);
   p.handler().set_input(text);
+  p.handler().st.reset(options.storage);
   json::error_code ec;
   std::size_t used = p.write_some(false, text.data(), text.size(), ec);
   if (!ec && used < text.size()) ec = json::error::extra_data;

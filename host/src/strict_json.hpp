@@ -26,6 +26,7 @@ struct StrictJsonOptions {
   std::size_t max_depth = 64;
   bool allow_comments = false;         // manifests only
   bool allow_trailing_commas = false;  // manifests only
+  boost::json::storage_ptr storage;    // where the parsed values live
 };
 
 // Why a text was refused, with where: `offset` is the byte the parser

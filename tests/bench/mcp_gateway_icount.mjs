@@ -11,16 +11,18 @@
 // allocations: calls of malloc) over the difference of
 // their calls, so start-up, the tools/list and the warm-up cancel out.
 //
-// usage: node tests/bench/mcp_gateway_icount.mjs BUILD_DIR NODE_MODULES [SHORT LONG]
+// usage: node tests/bench/mcp_gateway_icount.mjs BUILD_DIR NODE_MODULES [SHORT LONG [KEEP_DIR]]
 //   BUILD_DIR: build/bench (toolgate and the plugins, Release)
 //   NODE_MODULES: where tests/mcp's package-lock.json is installed
 //                 (ctest's mcp.npm_ci puts one in BUILD/tests/mcp/node_modules)
+//   KEEP_DIR: where to keep the callgrind files (empty.short.cg, ...,
+//             policy.long.cg) for a per-function look with callgrind_annotate
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { benchProject, checkRead, connect, loadSdk, samplePolicy } from './mcp_stdio_support.mjs';
 
-const [build, nodeModules, shortArg, longArg] = process.argv.slice(2);
+const [build, nodeModules, shortArg, longArg, keepDir] = process.argv.slice(2);
 if (!build || !nodeModules) {
   console.error('usage: node mcp_gateway_icount.mjs BUILD_DIR NODE_MODULES [SHORT LONG]');
   process.exit(2);
@@ -46,6 +48,7 @@ const manifests = {
 
 // One valgrind run: `calls` read_text_file calls after a warm-up of 20.
 async function run(name, manifest, calls, out) {
+  rmSync(out, { force: true });  // a kept file from an earlier run is not this run's
   const client = await connect(sdk, 'valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`,
     toolgate, 'mcp', manifest, '--', process.execPath, sdk.fsServer, project.root]);
   for (let i = 0; i < 20 + calls; ++i) await checkRead(client, project, name);
@@ -75,8 +78,10 @@ function counts(text) {
 
 console.log(`\n| gateway's own work per tools/call (callgrind, ${long} - ${short} calls) | instructions | allocations |\n|---|---|---|`);
 for (const [name, manifest] of Object.entries(manifests)) {
-  const a = counts(await run(name, manifest, short, path.join(project.work, 'short.cg')));
-  const b = counts(await run(name, manifest, long, path.join(project.work, 'long.cg')));
+  const where = keepDir ? path.resolve(keepDir) : project.work;
+  const prefix = keepDir ? (name === 'empty manifest' ? 'empty.' : 'policy.') : '';
+  const a = counts(await run(name, manifest, short, path.join(where, `${prefix}short.cg`)));
+  const b = counts(await run(name, manifest, long, path.join(where, `${prefix}long.cg`)));
   const n = long - short;
   const per = (x, y) => Math.round((y - x) / n).toLocaleString('en-US');
   console.log(`| ${name} | ${per(a.total, b.total)} | ${per(a.allocs, b.allocs)} |`);

@@ -13,13 +13,17 @@
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <boost/json/storage_ptr.hpp>
 #include <boost/json/value.hpp>
 
 #include <cstddef>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 namespace toolgate {
 
@@ -30,6 +34,34 @@ namespace toolgate {
 // unescaping, so "a" and "\u0061" are the same key).
 std::optional<boost::json::value> parse_untrusted(std::string_view text, std::size_t max_depth,
                                                   std::string* why = nullptr);
+// The same, with the values allocated from `storage` (make_message_storage).
+std::optional<boost::json::value> parse_untrusted(std::string_view text, std::size_t max_depth,
+                                                  std::string* why,
+                                                  boost::json::storage_ptr storage);
+
+// A storage for the values parsed from one message of `text_bytes`: its
+// allocations are cut from one block (no malloc and free per object, key
+// and string), and the block is freed when the last value using it is --
+// a value copied or moved out of the message keeps it alive.  Safe to use
+// from any thread; what does not fit the block (a value kept and changed
+// for long) comes from the heap.  The MCP gateway parses each message of
+// either peer into one.  Note that Boost.JSON moves a value *assigned* to
+// a container of another storage by copying it: construct from it instead.
+boost::json::storage_ptr make_message_storage(std::size_t text_bytes);
+
+// `target = std::move(source)`, except that `target` takes `source`'s
+// storage: Boost.JSON's move *assignment* keeps the target's storage and
+// so copies every member when the two differ (a message's values moved
+// into a default-constructed member), where move construction takes the
+// source's allocation whole.  For boost::json::value, object and array,
+// and for a type holding them whose move constructor cannot throw
+// (toolgate::ToolResult).
+template <class Json>
+void replace_keeping_storage(Json& target, Json&& source) noexcept {
+  static_assert(std::is_nothrow_move_constructible_v<Json>);
+  target.~Json();
+  ::new (static_cast<void*>(&target)) Json(std::move(source));
+}
 
 // parse_untrusted reads an escaped surrogate without its partner ("\ud83d"
 // alone: valid JSON that JavaScript writes when it cuts a string inside an

@@ -794,7 +794,11 @@ struct Gateway::Impl final : PeerHandler {
     call->client_id = m.id();
     call->tool = std::string(name->get_string());
     const auto* args = p.if_contains("arguments");
-    call->arguments = args ? *args : json::value(json::object{});
+    // A copy in the message's own storage (make_message_storage: no heap
+    // allocation per member); params keeps the client's for forward_params
+    // to tell whether the hooks rewrote them.
+    replace_keeping_storage(call->arguments,
+                            args ? json::value(*args) : json::value(json::object{}));
     if (auto span = find_path(m.text, {"params"})) call->params_text = span->value.of(m.text);
     // 2025-11-25's task parameter; a 2026-07-28 request's is ignored (the
     // spec says so: its tasks are an extension the gateway does not offer).
@@ -816,7 +820,7 @@ struct Gateway::Impl final : PeerHandler {
     // Taken, not copied: the message ends here (`p` and `name` are not
     // read again).
     if (auto* params = m.body.if_contains("params"); params && params->is_object())
-      call->params = std::move(params->get_object());
+      replace_keeping_storage(call->params, std::move(params->get_object()));
     mark_era(*call);
     call->call_id = opt.session_id + "-" + std::to_string(++call_counter);
     if (server.ids().find_forwarded(call->client_id) || !calls.add(call))

@@ -64,26 +64,28 @@ Message classify(json::value v) {
   auto* o = v.if_object();
   if (!o) return invalid("a JSON-RPC message must be an object", rpc_error::invalid_request);
   const auto* id = o->if_contains("id");
-  json::value reply_id = id && valid_id(*id) ? *id : json::value(nullptr);
+  // Copied only for an error reply: most messages are valid.
+  const auto reply_id = [&] { return id && valid_id(*id) ? *id : json::value(nullptr); };
   const auto* version = o->if_contains("jsonrpc");
   if (!version || !version->is_string() || version->get_string() != "2.0")
-    return invalid("\"jsonrpc\" must be \"2.0\"", rpc_error::invalid_request, reply_id);
+    return invalid("\"jsonrpc\" must be \"2.0\"", rpc_error::invalid_request, reply_id());
   const auto* method = o->if_contains("method");
-  Message m;
+  Message::Kind kind;
   if (method) {
     if (!method->is_string() || method->get_string().empty())
-      return invalid("\"method\" must be a non-empty string", rpc_error::invalid_request, reply_id);
+      return invalid("\"method\" must be a non-empty string", rpc_error::invalid_request,
+                     reply_id());
     if (const auto* p = o->if_contains("params"); p && !p->is_object() && !p->is_array())
-      return invalid("\"params\" must be an object", rpc_error::invalid_request, reply_id);
+      return invalid("\"params\" must be an object", rpc_error::invalid_request, reply_id());
     // A request or notification answers nothing: one with a "result" or
     // "error" could be taken for an answer by a relay that reads the
     // envelope from the text (its "method" key written with escapes).
     if (o->contains("result") || o->contains("error"))
       return invalid("a request or notification cannot carry a \"result\" or \"error\"",
-                     rpc_error::invalid_request, reply_id);
+                     rpc_error::invalid_request, reply_id());
     if (id && !valid_id(*id))
       return invalid("\"id\" must be a string or an integer", rpc_error::invalid_request);
-    m.kind = id ? Message::Kind::request : Message::Kind::notification;
+    kind = id ? Message::Kind::request : Message::Kind::notification;
   } else {
     bool has_result = o->contains("result"), has_error = o->contains("error");
     if (!id)
@@ -94,15 +96,17 @@ Message classify(json::value v) {
     // Error responses may carry a null id (the peer could not read ours).
     if (!valid_id(*id) && !(has_error && id->is_null()))
       return invalid("\"id\" must be a string or an integer", rpc_error::invalid_request);
-    m.kind = Message::Kind::response;
+    kind = Message::Kind::response;
   }
-  m.body = std::move(*o);
-  return m;
+  // Constructed from the parsed object, not assigned: a move keeps the
+  // message's storage (make_message_storage), where an assignment to a
+  // default-constructed body would copy every member to the heap.
+  return Message(kind, std::move(*o));
 }
 
 Message parse_message(std::string_view text, std::size_t max_depth) {
   std::string why;
-  auto v = parse_untrusted(text, max_depth, &why);
+  auto v = parse_untrusted(text, max_depth, &why, make_message_storage(text.size()));
   if (!v) return invalid("parse error: " + why, rpc_error::parse_error);
   return classify(std::move(*v));
 }

@@ -29,6 +29,10 @@ inline constexpr std::size_t max_message_depth = 256;
 struct Message {
   enum class Kind { request, notification, response, invalid } kind = Kind::invalid;
   boost::json::object body;  // the whole message (empty when invalid)
+  Message() = default;
+  // `body` keeps the storage of the object it is moved from: a parsed
+  // message's values stay in its one block (make_message_storage).
+  Message(Kind k, boost::json::object&& b) : kind(k), body(std::move(b)) {}
   // The text it was read from, lone surrogates replaced as the parser read
   // them (toolgate/json.hpp), so a relay sends exactly what the hooks saw;
   // empty for a message the gateway made.  Relayed by editing this text

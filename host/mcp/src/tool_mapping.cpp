@@ -58,12 +58,14 @@ ToolOutput output_from_call_result(const json::value& result, std::string_view t
   if (!o)
     return ToolOutput::failure("the MCP server answered tools/call for " + std::string(tool) +
                                " with a result that is not an object");
+  // Copies are constructed, not assigned: they stay in the answer's own
+  // storage (make_message_storage), one block, instead of the heap.
   json::array content;
   if (const auto* c = o->if_contains("content")) {
     if (!c->is_array())
       return ToolOutput::failure("the MCP server's result for " + std::string(tool) +
                                  " has a \"content\" that is not an array");
-    content = c->get_array();
+    replace_keeping_storage(content, json::array(c->get_array()));
   } else if (!o->contains("structuredContent") && !o->contains("isError")) {
     return ToolOutput::failure("the MCP server's result for " + std::string(tool) +
                                " is not a CallToolResult (no \"content\")");
@@ -83,9 +85,10 @@ ToolOutput output_from_call_result(const json::value& result, std::string_view t
     if (text.empty()) text.append("the MCP server reported an error for ").append(tool);
     return ToolOutput::failure(std::move(text));
   }
-  json::value value = nullptr;
-  if (const auto* s = o->if_contains("structuredContent"); s && s->is_object()) value = *s;
-  return ToolOutput::success(std::move(value), std::move(content));
+  const auto* structured = o->if_contains("structuredContent");
+  return ToolOutput::success(
+      structured && structured->is_object() ? json::value(*structured) : json::value(nullptr),
+      std::move(content));
 }
 
 ToolOutput output_from_rpc_error(const json::value& error, std::string_view tool) {

@@ -187,7 +187,9 @@ ExecResult body_result(CallState& s, ToolOutput out, bool ok, const std::string&
     return r;
   }
   if (out.ok) {
-    r.value = std::move(out.value);
+    // Taken in the storage the body built them in (an MCP server's answer:
+    // its one block, toolgate/json.hpp), not copied by an assignment.
+    replace_keeping_storage(r.value, std::move(out.value));
     r.content = std::move(out.content);
   } else {
     r.is_error = true;
@@ -400,7 +402,7 @@ void take_body_result(CallState& s, ExecResult&& r) {
   if (r.content) {
     // The tool brought its own content (an MCP server's result).
     ToolResult pre;
-    pre.content = std::move(*r.content);
+    replace_keeping_storage(pre.content, std::move(*r.content));
     if (!r.value.is_null()) pre.value = std::move(r.value);
     s.produced = std::move(pre);
     s.candidate_writer = def.name;

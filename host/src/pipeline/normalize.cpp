@@ -108,7 +108,7 @@ void run_normalize(CallState& s) {
     snap->error->source = s.candidate_writer;
     snap->error->denials = boost::json::array();  // no guard denied this call
   }
-  s.result = std::move(*snap);
+  replace_keeping_storage(s.result, std::move(*snap));
   s.record(stage::normalize, "host", "ok", s.now() - start);
 }
 

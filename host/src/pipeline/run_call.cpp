@@ -55,7 +55,9 @@ void decide_call(CallState& s, ToolCall& call, const DecideOptions& how) {
            stage::call, "host");
     return;
   }
-  s.original_arguments = std::move(call.arguments.get_object());
+  // Taken whole, in whatever storage the caller parsed it (the gateway:
+  // one block per message): an assignment would copy it to the heap.
+  replace_keeping_storage(s.original_arguments, std::move(call.arguments.get_object()));
   if (!how.sub_call && (!s.identity.parent_token.empty() || !s.identity.parent_call_id.empty() ||
                         s.identity.depth != 0)) {
     // Only the host makes sub-calls: a caller that could name a parent
