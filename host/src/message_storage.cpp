@@ -21,6 +21,7 @@
 
 #include <boost/json/storage_ptr.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -30,13 +31,16 @@ namespace toolgate {
 
 namespace {
 
-class MessageArena final : public boost::json::memory_resource {
+// The bump over one block; what the block does not hold comes from, and
+// goes back to, the heap.
+class MessageArena : public boost::json::memory_resource {
  public:
-  explicit MessageArena(std::size_t bytes)
-      : block_(static_cast<char*>(::operator new(bytes))), size_(bytes) {}
-  ~MessageArena() override { ::operator delete(block_); }
   MessageArena(const MessageArena&) = delete;
   MessageArena& operator=(const MessageArena&) = delete;
+
+ protected:
+  MessageArena(char* block, std::size_t size) : block_(block), size_(size) {}
+  char* block() const { return block_; }
 
  private:
   void* do_allocate(std::size_t n, std::size_t align) override {
@@ -68,18 +72,39 @@ class MessageArena final : public boost::json::memory_resource {
   std::atomic<std::size_t> used_{0};
 };
 
+// A small message (most of them: a call, its answer, a notification): the
+// block is inside the storage's own allocation -- one malloc per message.
+class SmallMessageArena final : public MessageArena {
+ public:
+  static constexpr std::size_t capacity = 1536;
+  SmallMessageArena() : MessageArena(inline_, capacity) {}
+
+ private:
+  alignas(std::max_align_t) char inline_[capacity];
+};
+
+class LargeMessageArena final : public MessageArena {
+ public:
+  explicit LargeMessageArena(std::size_t bytes)
+      : MessageArena(static_cast<char*>(::operator new(bytes)), bytes) {}
+  ~LargeMessageArena() override { ::operator delete(block()); }
+};
+
 }  // namespace
 
 boost::json::storage_ptr make_message_storage(std::size_t text_bytes) {
-  // A small message's values take about 3.5 times its text (16-byte
-  // values, 32-byte object members, an object's index); a large one's
-  // about its text (long strings are kept whole).  Sized so a typical
-  // call's block stays in malloc's per-thread cache (up to 1 KiB), and
-  // capped: a huge message spills to the heap rather than reserving
-  // several times its size up front.
+  // A small message's values take up to about 3.5 times its text (16-byte
+  // values, 32-byte object members, an object's index), and the gateway
+  // copies about as much again into the same storage (a call's arguments,
+  // an answer's content: kept to tell whether a hook changed them).  A
+  // large message's values take about its text (long strings are kept
+  // whole).  Capped: a huge message spills to the heap rather than
+  // reserving several times its size up front.
+  const std::size_t bytes = text_bytes <= 4096 ? 6 * text_bytes + 512 : 2 * text_bytes + 16384;
+  if (bytes <= SmallMessageArena::capacity)
+    return boost::json::make_shared_resource<SmallMessageArena>();
   constexpr std::size_t cap = std::size_t(4) << 20;
-  const std::size_t bytes = text_bytes >= cap / 3 ? cap : 3 * text_bytes + 384;
-  return boost::json::make_shared_resource<MessageArena>(bytes);
+  return boost::json::make_shared_resource<LargeMessageArena>(std::min(bytes, cap));
 }
 
 }  // namespace toolgate

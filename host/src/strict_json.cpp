@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <deque>
+#include <memory>
 #include <vector>
 
 namespace toolgate::detail {
@@ -99,7 +99,8 @@ class Handler {
       keys_.emplace_back(s.data(), s.size());
     } else {
       key_part_.append(s.data(), s.size());
-      keys_.emplace_back(owned_keys_.emplace_back(std::move(key_part_)));
+      keys_.emplace_back(
+          *owned_keys_.emplace_back(std::make_unique<std::string>(std::move(key_part_))));
       key_part_.clear();
     }
     if (locating && frames_.back().ordinal == duplicate_object &&
@@ -225,8 +226,10 @@ class Handler {
   std::string_view input_;
   boost::container::small_vector<std::string_view, 32> keys_;
   // Keys that came in pieces (escapes, or split by the parser's buffer),
-  // put together; a deque, so the views of earlier ones stay valid.
-  std::deque<std::string> owned_keys_;
+  // put together; each on its own, so the views of earlier ones stay valid
+  // (and a parse without such keys allocates nothing here, where a deque
+  // allocated two blocks up front).
+  std::vector<std::unique_ptr<std::string>> owned_keys_;
   std::string key_part_;  // the pieces of the key being read, so far
   boost::container::small_vector<Frame, 8> frames_;
   std::vector<std::string_view> sorted_;

@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/uio.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
 
 namespace toolgate::mcp {
@@ -117,19 +119,28 @@ std::optional<Frame> LineReader::next() {
 bool LineWriter::write(std::string_view message) {
   std::lock_guard lock(mutex_);
   if (broken_) return false;
-  std::string line;
-  line.reserve(message.size() + 1);
-  line.append(message);
-  line.push_back('\n');
-  std::string_view rest = line;
-  while (!rest.empty()) {
-    ssize_t n = ::write(fd_, rest.data(), rest.size());
+  // The message and its newline in one system call, without copying the
+  // message to append the newline.
+  static const char newline = '\n';
+  iovec parts[2] = {{const_cast<char*>(message.data()), message.size()},
+                    {const_cast<char*>(&newline), 1}};
+  iovec* next = parts;
+  int left = 2;
+  while (left > 0) {
+    ssize_t n = ::writev(fd_, next, left);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       broken_ = true;
       return false;
     }
-    rest.remove_prefix(static_cast<std::size_t>(n));
+    // A partial write: skip what went, and go on from there.
+    for (auto done = static_cast<std::size_t>(n); left > 0 && done > 0;) {
+      const std::size_t part = std::min(done, next->iov_len);
+      next->iov_base = static_cast<char*>(next->iov_base) + part;
+      next->iov_len -= part;
+      done -= part;
+      if (next->iov_len == 0) ++next, --left;
+    }
   }
   return true;
 }

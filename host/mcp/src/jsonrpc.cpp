@@ -135,7 +135,10 @@ json::object make_error_object(json::value id, json::object error) {
 
 std::string request_text(const json::value& id, std::string_view method,
                          std::string_view params_text) {
-  std::string out = R"({"jsonrpc":"2.0","id":)";
+  std::string out;
+  // One allocation: the envelope around the params is short.
+  out.reserve(params_text.size() + method.size() + 64);
+  out += R"({"jsonrpc":"2.0","id":)";
   append_json_text(out, id);
   out += R"(,"method":)";
   append_json_text(out, json::string(method));
@@ -170,7 +173,9 @@ std::string error_text(std::string_view id_text, std::int64_t code, std::string_
 }
 
 std::string response_text(const json::value& id, bool is_error, std::string_view body_text) {
-  std::string out = R"({"jsonrpc":"2.0","id":)";
+  std::string out;
+  out.reserve(body_text.size() + 64);  // one allocation, as in request_text
+  out += R"({"jsonrpc":"2.0","id":)";
   append_json_text(out, id);
   out += is_error ? R"(,"error":)" : R"(,"result":)";
   out.append(body_text);
