@@ -39,35 +39,47 @@ class MessageArena : public boost::json::memory_resource {
   MessageArena& operator=(const MessageArena&) = delete;
 
  protected:
-  MessageArena(char* block, std::size_t size) : block_(block), size_(size) {}
-  char* block() const { return block_; }
+  MessageArena(unsigned char* block, std::size_t size) : block_(block), size_(size) {}
+  unsigned char* block() const { return block_; }
 
  private:
   void* do_allocate(std::size_t n, std::size_t align) override {
-    std::size_t used = used_.load(std::memory_order_relaxed);
-    for (;;) {
-      const std::size_t start = (used + align - 1) & ~(align - 1);
-      if (start < used || start > size_ || size_ - start < n) break;
-      // Relaxed: the range is this caller's alone; whoever reads what it
-      // writes there is handed the value through the usual synchronisation.
-      if (used_.compare_exchange_weak(used, start + n, std::memory_order_relaxed))
-        return block_ + start;
+    // Offsets are aligned, and the block starts at malloc's alignment:
+    // anything asking for more comes from the heap (Boost.JSON asks for 8
+    // at most).  A zero-byte request takes one byte, so that no pointer
+    // handed out is the block's end.
+    if (n == 0) n = 1;
+    if (align <= alignof(std::max_align_t)) {
+      std::size_t used = used_.load(std::memory_order_relaxed);
+      for (;;) {
+        const std::size_t start = (used + align - 1) & ~(align - 1);
+        if (start > size_ || size_ - start < n) break;
+        // Relaxed: the range is this caller's alone; whoever reads what it
+        // writes there is handed the value through the usual
+        // synchronisation.
+        if (used_.compare_exchange_weak(used, start + n, std::memory_order_relaxed))
+          return block_ + start;
+      }
     }
-    return ::operator new(n, std::align_val_t(align));
+    return align <= __STDCPP_DEFAULT_NEW_ALIGNMENT__ ? ::operator new(n)
+                                                     : ::operator new(n, std::align_val_t(align));
   }
 
-  void do_deallocate(void* p, std::size_t n, std::size_t align) override {
+  void do_deallocate(void* p, std::size_t, std::size_t align) override {
     const auto at = reinterpret_cast<std::uintptr_t>(p);
     const auto begin = reinterpret_cast<std::uintptr_t>(block_);
     if (at >= begin && at < begin + size_) return;  // the block goes as a whole
-    ::operator delete(p, n, std::align_val_t(align));
+    if (align <= __STDCPP_DEFAULT_NEW_ALIGNMENT__)
+      ::operator delete(p);
+    else
+      ::operator delete(p, std::align_val_t(align));
   }
 
   bool do_is_equal(const boost::json::memory_resource& other) const noexcept override {
     return this == &other;
   }
 
-  char* const block_;
+  unsigned char* const block_;
   const std::size_t size_;
   std::atomic<std::size_t> used_{0};
 };
@@ -80,13 +92,13 @@ class SmallMessageArena final : public MessageArena {
   SmallMessageArena() : MessageArena(inline_, capacity) {}
 
  private:
-  alignas(std::max_align_t) char inline_[capacity];
+  alignas(std::max_align_t) unsigned char inline_[capacity];
 };
 
 class LargeMessageArena final : public MessageArena {
  public:
   explicit LargeMessageArena(std::size_t bytes)
-      : MessageArena(static_cast<char*>(::operator new(bytes)), bytes) {}
+      : MessageArena(static_cast<unsigned char*>(::operator new(bytes)), bytes) {}
   ~LargeMessageArena() override { ::operator delete(block()); }
 };
 

@@ -49,6 +49,14 @@ std::optional<boost::json::value> parse_untrusted(std::string_view text, std::si
 // a container of another storage by copying it: construct from it instead.
 boost::json::storage_ptr make_message_storage(std::size_t text_bytes);
 
+// A copy of `v` on the heap (the default storage), for a value kept long
+// after its message (an id parked until a task ends): a copy made the
+// usual way allocates from `v`'s own storage and keeps it alive -- for a
+// parsed message, its whole block, for the sake of one id.
+inline boost::json::value heap_copy(const boost::json::value& v) {
+  return boost::json::value(v, boost::json::storage_ptr());
+}
+
 // `target = std::move(source)`, except that `target` takes `source`'s
 // storage: Boost.JSON's move *assignment* keeps the target's storage and
 // so copies every member when the two differ (a message's values moved

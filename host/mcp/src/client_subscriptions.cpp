@@ -2,6 +2,8 @@
 
 #include "jsonrpc.hpp"
 
+#include <toolgate/json.hpp>
+
 #include <algorithm>
 
 namespace toolgate::mcp {
@@ -33,7 +35,7 @@ bool ClientSubscriptions::open(const json::value& id, const json::object& params
                                const json::object& capabilities,
                                const std::function<void(json::object)>& acknowledge) {
   const auto* asked = params.if_contains("notifications");
-  Subscription s{id, {}};
+  Subscription s{heap_copy(id), {}};  // kept for as long as it is open
   json::object honoured;
   if (asked && asked->is_object())
     for (const auto& change : list_changes) {

@@ -148,7 +148,7 @@ std::optional<ClientTasks::Reply> ClientTasks::result(const json::value& id,
   if (t->status == "cancelled")
     return error_reply(id, rpc_error::invalid_params, "task " + task_id + " was cancelled");
   if (!terminal(t->status)) {
-    t->waiting.push_back(id);
+    t->waiting.push_back(heap_copy(id));  // parked until the task ends
     return std::nullopt;
   }
   return Reply{id, t->is_error, t->body_text};

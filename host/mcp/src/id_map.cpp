@@ -2,6 +2,8 @@
 
 #include "jsonrpc.hpp"
 
+#include <toolgate/json.hpp>
+
 namespace toolgate::mcp {
 
 namespace json = boost::json;
@@ -50,7 +52,9 @@ std::optional<std::int64_t> IdMap::add_forwarded(json::value peer_id, std::strin
   if (by_peer_.count(key)) return std::nullopt;
   std::int64_t id = next_++;
   by_peer_.emplace(std::move(key), id);
-  pending_.emplace(id, PendingRequest{PendingRequest::Kind::forwarded, std::move(peer_id),
+  // On the heap: kept until the other peer answers, which may be never;
+  // a copy in the message's storage would keep its whole block.
+  pending_.emplace(id, PendingRequest{PendingRequest::Kind::forwarded, heap_copy(peer_id),
                                       std::move(method), std::move(note), nullptr});
   return id;
 }
