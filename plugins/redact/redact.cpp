@@ -19,6 +19,9 @@
 // On a denied call the engine keeps the denial's code, stage and sources and
 // takes only the wording from a replacement (docs/design.md §2.7): the
 // replacement here is the same result with its strings masked, so it fits.
+//
+// A result with nothing to mask -- nearly all of them -- is not copied at
+// all: its strings are scanned where the host keeps them (run()).
 #include "../common/config.hpp"
 #include "../common/glob.hpp"
 #include "../common/secrets.hpp"
@@ -191,6 +194,16 @@ class Redact {
 
   sdk::PostVerdict run(const sdk::Call& call) const {
     if (!tools_.matches(call.tool())) return sdk::PostVerdict::accept();
+    // Almost every result holds no secret: every string of it is scanned
+    // first where the host keeps it (no JSON copy for the plugin, ABI 1.8).
+    // Those strings include what the walk below leaves alone (keys of
+    // content blocks, "type", binary data), so a result that passes here
+    // passes below too; one that does not (an image's base64 often reads
+    // as high-entropy text) is read whole and redacted exactly as before.
+    const bool clean = call.for_each_string(sdk::Call::Strings::result, [this](std::string_view s) {
+      return scanner_.first(s).empty();
+    });
+    if (clean) return sdk::PostVerdict::accept();
     json::value result = call.result();
     if (!result.is_object()) return sdk::PostVerdict::accept();
     auto& r = result.get_object();

@@ -1091,13 +1091,18 @@ struct Gateway::Impl final : PeerHandler {
         [this, name, call, signal = ctx.signal](const Answer& a) {
           return call_output(a, name, call.get(), *signal);
         }});
-    std::string params = round->params;
+    // The params as forwarded; a copy only when a retry adds answers.
+    std::string_view params = round->params;
+    std::string with_answers;
     if (call && call->modern && server_modern) {
       // A retry that answers the server's questions (relay_questions).
       std::string refused;
       auto answers = retry_answers(*call, name, ctx.call.arguments, &refused);
       if (!refused.empty()) return std::move(done).complete(ToolOutput::failure(refused));
-      if (answers) params = with_input_responses(params, answers->answers, answers->server_state);
+      if (answers) {
+        with_answers = with_input_responses(params, answers->answers, answers->server_state);
+        params = with_answers;
+      }
     }
     // Without a client call behind it (a Code Mode script's sub-call) no
     // waker is poked when the signal is cancelled: only a waiting thread
@@ -1158,7 +1163,7 @@ struct Gateway::Impl final : PeerHandler {
   }
 
   // The same call, waited for on this thread.
-  ToolOutput forward_call_waiting(const InputRound& round, const std::string& params) {
+  ToolOutput forward_call_waiting(const InputRound& round, std::string_view params) {
     const auto& name = round.name;
     const auto& call = round.call;
     const auto& signal = round.signal;

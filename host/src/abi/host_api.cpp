@@ -12,6 +12,7 @@
 
 #include "../json_util.hpp"
 #include "abi_types.hpp"
+#include "visit_strings.hpp"
 
 #include <spdlog/spdlog.h>
 #include <boost/json/serialize.hpp>
@@ -726,6 +727,7 @@ const tg_host_api* host_api() {
       set_tool_verdict,
       client_context_get,
       reg_wrapper_halves,
+      visit_strings,
   };
   return &table;
 }

@@ -130,6 +130,42 @@ class Call {
     if (api_->result_json(call_, &s) != TG_OK) return nullptr;
     return boost::json::parse(from_tg(s));
   }
+  // Every string of the arguments or the result, without parsing (ABI 1.8,
+  // toolgate.h visit_strings documents which strings): f(std::string_view)
+  // returns true to go on, false to stop.  Returns false when f stopped.
+  // On an older host the same strings come from parsing the JSON.  Throws
+  // when the host cannot walk them (the wrong stage, say): a scanner that
+  // saw nothing must not take that for "nothing there".
+  enum class Strings { arguments = TG_STRINGS_ARGUMENTS, result = TG_STRINGS_RESULT };
+  template <class F>
+  bool for_each_string(Strings which, F&& f) const {
+    static_assert(std::is_invocable_r_v<bool, F&, std::string_view>,
+                  "for_each_string's callback takes a std::string_view and returns bool "
+                  "(true: go on)");
+    if (!TOOLGATE_HOST_HAS(api_, visit_strings)) return strings_from_json(which, f);
+    struct Visit {
+      F* f;
+      bool stopped = false;
+      std::exception_ptr error;
+      static int32_t thunk(void* ud, tg_str text) noexcept {
+        auto* v = static_cast<Visit*>(ud);
+        try {
+          if ((*v->f)(from_tg(text))) return 0;
+          v->stopped = true;
+        } catch (...) {
+          v->error = std::current_exception();
+        }
+        return 1;
+      }
+    } visit{&f, false, nullptr};
+    const tg_status st =
+        api_->visit_strings(call_, static_cast<int32_t>(which), &Visit::thunk, &visit);
+    if (visit.error) std::rethrow_exception(visit.error);
+    if (st != TG_OK)
+      throw std::runtime_error("the host could not list the call's strings (status " +
+                               std::to_string(st) + ")");
+    return !visit.stopped;
+  }
   bool denied() const { return api_->call_outcome(call_) == TG_OUTCOME_DENIED; }
   // Append a plugin-owned event ("acme/observed") to the session log.
   void emit(const char* type, const boost::json::object& data) const {
@@ -144,6 +180,54 @@ class Call {
   const tg_call* handle() const { return call_; }
 
  private:
+  // for_each_string on a host older than 1.8: the same strings, in the
+  // same order, read from the JSON text.
+  template <class F>
+  bool strings_from_json(Strings which, F& f) const {
+    std::vector<std::pair<const boost::json::value*, bool>> todo;  // value, with keys
+    std::vector<std::string_view> keys;
+    auto walk = [&](const boost::json::value& root, bool with_keys) {
+      todo.assign(1, {&root, with_keys});
+      while (!todo.empty()) {
+        auto [v, k] = todo.back();
+        todo.pop_back();
+        if (!v) {
+          if (!f(keys.back())) return false;
+          keys.pop_back();
+          continue;
+        }
+        if (v->is_string()) {
+          if (!f(std::string_view(v->get_string()))) return false;
+        } else if (v->is_array()) {
+          const auto& a = v->get_array();
+          for (auto it = a.rbegin(); it != a.rend(); ++it) todo.push_back({&*it, k});
+        } else if (v->is_object()) {
+          const auto& o = v->get_object();
+          for (auto it = o.end(); it != o.begin();) {
+            --it;
+            todo.push_back({&it->value(), k});
+            if (k) {
+              keys.push_back(it->key());
+              todo.push_back({nullptr, k});
+            }
+          }
+        }
+      }
+      return true;
+    };
+    if (which == Strings::arguments) return walk(boost::json::value(arguments()), true);
+    boost::json::value r = result();
+    // An observer's result_json is the outcome record; its result is in it.
+    if (stage() == "tools/result" && r.is_object() && r.get_object().contains("result"))
+      r = boost::json::value(r.get_object().at("result"));
+    const auto* o = r.if_object();
+    if (!o) throw std::runtime_error("the host could not give the call's result");
+    for (const char* member : {"content", "value"})
+      if (const auto* m = o->if_contains(member); m && !walk(*m, true)) return false;
+    if (const auto* e = o->if_contains("error"); e && !walk(*e, false)) return false;
+    return true;
+  }
+
   const tg_host_api* api_;
   const tg_call* call_;
   tg_call_info info_{};

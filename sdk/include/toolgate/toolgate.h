@@ -76,7 +76,7 @@ extern "C" {
  *     plugin sees what the host has (TOOLGATE_HOST_HAS).
  */
 #define TOOLGATE_ABI_MAJOR 1
-#define TOOLGATE_ABI_MINOR 7
+#define TOOLGATE_ABI_MINOR 8
 /* What each minor appended:
  *   1.1  the descriptor's export_state / import_state (hot-reload handoff)
  *   1.2  reading the config without parsing JSON: the host API's config_get
@@ -93,7 +93,10 @@ extern "C" {
  *        context (its roots): client_context_get
  *   1.7  execute wrappers in two halves (5.3b): register_execute_wrapper_halves,
  *        so a deadline or a measurement holds no thread while a tool that
- *        answers later works */
+ *        answers later works
+ *   1.8  reading every string of the arguments or the result without JSON
+ *        text: visit_strings (a secret scanner that finds nothing parses
+ *        nothing) */
 
 /* ======================================================================
  * 2. Basic types
@@ -119,6 +122,12 @@ typedef struct tg_str {
   const char *data;
   size_t size;
 } tg_str;
+
+/* What host->visit_strings (ABI 1.8) calls for each string: 0 to go on,
+ * anything else to stop. */
+typedef int32_t (*tg_string_visitor_fn)(void *user_data, tg_str text);
+#define TG_STRINGS_ARGUMENTS 1
+#define TG_STRINGS_RESULT 2
 
 /* Opaque handles.  Only the host creates them; they are valid for the
  * duration of the callback that received them unless stated otherwise. */
@@ -439,7 +448,8 @@ typedef tg_status (*tg_wrapper_after_fn)(void *user_data, const tg_call *call,
 
 /* ---- 5.4 post-execute (a waterfall over the candidate result) ---------
  * Runs for executed calls and for denied ones: host->call_outcome() tells
- * which.  Read the candidate with host->result_json().  Answer ACCEPT, or
+ * which.  Read the candidate with host->result_json(), or only its strings
+ * with host->visit_strings() (ABI 1.8: no JSON text).  Answer ACCEPT, or
  * REPLACE after host->set_result(call, json), or BLOCK after
  * host->set_reason().  Any verdict may also queue a context string for the
  * model with host->add_context().  For a denied call a replacement may only
@@ -718,6 +728,27 @@ struct tg_host_api {
   tg_status (*register_execute_wrapper_halves)(tg_init_ctx *ctx, const tg_hook_options *o,
                                                tg_wrapper_before_fn before,
                                                tg_wrapper_after_fn after);
+
+  /* ---- since ABI 1.8: every string, without JSON text ----------------------
+   * Calls fn(user_data, text) once for each string in what `which` names,
+   * in document order, with nothing written as JSON or parsed; the text is
+   * borrowed for that one call of fn.  fn returns 0 to go on, anything else
+   * to stop there (visit_strings still returns TG_OK).  For a plugin that
+   * only looks -- a secret scanner that, finding nothing, needs no copy of
+   * the result; when it finds something it reads result_json as before.
+   *   TG_STRINGS_ARGUMENTS  the current arguments (any stage with a call):
+   *                         every string value and every object key.
+   *   TG_STRINGS_RESULT     the result (post-execute: the candidate;
+   *                         finalize and present_result: the one being
+   *                         finalized; observers: the final one): every
+   *                         string value and object key in its content
+   *                         blocks and its value, and the strings of its
+   *                         error (code, message, stage, source, each
+   *                         denial's source and reason).  TG_WRONG_STAGE
+   *                         in other stages.
+   * TG_INVALID_ARGUMENT for a NULL fn or an unknown `which`. */
+  tg_status (*visit_strings)(const tg_call *call, int32_t which, tg_string_visitor_fn fn,
+                             void *user_data);
 };
 
 #ifdef __cplusplus

@@ -22,7 +22,7 @@ pub use std::os::raw::{c_char, c_void};
 
 // ---- 1. Versioning ----------------------------------------------------------
 pub const TOOLGATE_ABI_MAJOR: u16 = 1;
-pub const TOOLGATE_ABI_MINOR: u16 = 7;
+pub const TOOLGATE_ABI_MINOR: u16 = 8;
 
 // ---- 2. Basic types ---------------------------------------------------------
 pub type tg_status = i32;
@@ -44,6 +44,13 @@ pub struct tg_str {
     pub data: *const c_char,
     pub size: usize,
 }
+
+/// What `visit_strings` (ABI 1.8) calls for each string: 0 to go on,
+/// anything else to stop.
+pub type tg_string_visitor_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, text: tg_str) -> i32>;
+pub const TG_STRINGS_ARGUMENTS: i32 = 1;
+pub const TG_STRINGS_RESULT: i32 = 2;
 
 impl tg_str {
     /// Borrows `s` for a host call (the host copies what it keeps).
@@ -399,6 +406,10 @@ pub struct tg_host_api {
             tg_wrapper_before_fn,
             tg_wrapper_after_fn,
         ) -> tg_status,
+    >,
+    // since ABI 1.8: every string of the arguments or the result, without JSON text
+    pub visit_strings: Option<
+        unsafe extern "C" fn(*const tg_call, i32, tg_string_visitor_fn, *mut c_void) -> tg_status,
     >,
 }
 

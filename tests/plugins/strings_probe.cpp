@@ -1,0 +1,86 @@
+// strings_probe.cpp -- lists what sdk::Call::for_each_string (ABI 1.8,
+// toolgate.h visit_strings) hands a plugin, as events the tests read:
+//   "strings/args" and "strings/result" from its post-execute hook,
+//   "strings/observed" from its observer: {"list": [...], "complete": bool};
+//   "strings/guard" from its guard, which asks for the result where there
+//   is none: {"error": what the SDK threw}.
+// Config: "stop_after": N stops each walk after N strings (0: all);
+// "old_host": true hands the SDK the host's table cut short before
+// visit_strings, as a 1.7 host's would be, so the SDK reads the same
+// strings from the JSON text.  The descriptor asks for ABI 1.7 only.
+#include <toolgate/plugin.hpp>
+
+#include <cstddef>
+#include <string>
+
+namespace sdk = toolgate::sdk;
+namespace json = boost::json;
+
+namespace {
+
+tg_host_api older;  // lives as long as the plugin: the SDK's slots point at it
+
+void list(const sdk::Call& call, sdk::Call::Strings which, std::size_t stop_after,
+          const char* type) {
+  json::array seen;
+  const bool complete = call.for_each_string(which, [&](std::string_view s) {
+    seen.emplace_back(json::string_view(s.data(), s.size()));
+    return stop_after == 0 || seen.size() < stop_after;
+  });
+  call.emit(type, {{"list", std::move(seen)}, {"complete", complete}});
+}
+
+class Probe {
+ public:
+  explicit Probe(sdk::Init& init) {
+    const auto* n = init.config().if_contains("stop_after");
+    const std::size_t stop = n && n->is_int64() ? static_cast<std::size_t>(n->get_int64()) : 0;
+    init.guard("guard", [](const sdk::Call& call) {
+      try {
+        call.for_each_string(sdk::Call::Strings::result, [](std::string_view) { return true; });
+        call.emit("strings/guard", {{"error", ""}});
+      } catch (const std::exception& e) {
+        call.emit("strings/guard", {{"error", e.what()}});
+      }
+      return sdk::GuardVerdict::abstain();
+    });
+    init.post_execute("post", [stop](const sdk::Call& call) {
+      list(call, sdk::Call::Strings::arguments, stop, "strings/args");
+      list(call, sdk::Call::Strings::result, stop, "strings/result");
+      return sdk::PostVerdict::accept();
+    });
+    init.result_observer("observer", [stop](const sdk::Call& call) {
+      list(call, sdk::Call::Strings::result, stop, "strings/observed");
+    });
+  }
+};
+
+tg_status init(const tg_host_api* api, tg_init_ctx* ctx, tg_str config, void** state) {
+  const auto c = json::parse(sdk::from_tg(config));
+  const auto* old = c.is_object() ? c.get_object().if_contains("old_host") : nullptr;
+  if (old && old->is_bool() && old->get_bool()) {
+    older = *api;
+    older.struct_size = static_cast<std::uint32_t>(offsetof(tg_host_api, visit_strings));
+    older.abi_minor = 7;
+    api = &older;
+  }
+  return sdk::detail::init<Probe>(api, ctx, config, state);
+}
+
+const tg_plugin_descriptor descriptor = {
+    sizeof(tg_plugin_descriptor),
+    TOOLGATE_ABI_MAJOR,
+    7,
+    "test.strings-probe",
+    "1.0.0",
+    TG_CAP_GUARD | TG_CAP_POST_EXECUTE | TG_CAP_RESULT_OBSERVER,
+    0,
+    &init,
+    &sdk::detail::shutdown<Probe>,
+    nullptr,
+    nullptr,
+    nullptr};
+
+}  // namespace
+
+TOOLGATE_PLUGIN_ENTRY { return &descriptor; }
