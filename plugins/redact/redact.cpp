@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -200,7 +201,13 @@ class Redact {
     // content blocks, "type", binary data), so a result that passes here
     // passes below too; one that does not (an image's base64 often reads
     // as high-entropy text) is read whole and redacted exactly as before.
-    const bool clean = call.for_each_string(sdk::Call::Strings::result, [this](std::string_view s) {
+    // A string seen before is not scanned again: a server that mirrors its
+    // content into structuredContent sends each text twice.  (The views
+    // stay valid for the whole walk.)
+    std::unordered_set<std::string_view> scanned;
+    scanned.reserve(16);
+    const bool clean = call.for_each_string(sdk::Call::Strings::result, [&](std::string_view s) {
+      if (!scanned.insert(s).second) return true;
       return scanner_.first(s).empty();
     });
     if (clean) return sdk::PostVerdict::accept();

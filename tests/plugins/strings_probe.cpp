@@ -3,7 +3,9 @@
 //   "strings/args" and "strings/result" from its post-execute hook,
 //   "strings/observed" from its observer: {"list": [...], "complete": bool};
 //   "strings/guard" from its guard, which asks for the result where there
-//   is none: {"error": what the SDK threw}.
+//   is none: {"error": what the SDK threw};
+//   "strings/throws" from its post-execute hook, whose visitor throws:
+//   {"what": what reached the hook}.
 // Config: "stop_after": N stops each walk after N strings (0: all);
 // "old_host": true hands the SDK the host's table cut short before
 // visit_strings, as a 1.7 host's would be, so the SDK reads the same
@@ -11,6 +13,7 @@
 #include <toolgate/plugin.hpp>
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 
 namespace sdk = toolgate::sdk;
@@ -20,13 +23,21 @@ namespace {
 
 tg_host_api older;  // lives as long as the plugin: the SDK's slots point at it
 
+// Stands in for visit_strings in the table handed to the SDK as a 1.7
+// host's: the SDK must not call it (the table's size says it is not there).
+tg_status not_in_this_host(const tg_call*, int32_t, tg_string_visitor_fn, void*) {
+  return TG_ERROR;
+}
+
 void list(const sdk::Call& call, sdk::Call::Strings which, std::size_t stop_after,
           const char* type) {
   json::array seen;
-  const bool complete = call.for_each_string(which, [&](std::string_view s) {
+  // A named callable (F deduced as a reference), as plugin authors write.
+  auto note = [&](std::string_view s) {
     seen.emplace_back(json::string_view(s.data(), s.size()));
     return stop_after == 0 || seen.size() < stop_after;
-  });
+  };
+  const bool complete = call.for_each_string(which, note);
   call.emit(type, {{"list", std::move(seen)}, {"complete", complete}});
 }
 
@@ -47,6 +58,15 @@ class Probe {
     init.post_execute("post", [stop](const sdk::Call& call) {
       list(call, sdk::Call::Strings::arguments, stop, "strings/args");
       list(call, sdk::Call::Strings::result, stop, "strings/result");
+      // What the visitor throws reaches the hook, not "nothing found".
+      try {
+        call.for_each_string(sdk::Call::Strings::result, [](std::string_view) -> bool {
+          throw std::runtime_error("thrown by the visitor");
+        });
+        call.emit("strings/throws", {{"what", ""}});
+      } catch (const std::exception& e) {
+        call.emit("strings/throws", {{"what", e.what()}});
+      }
       return sdk::PostVerdict::accept();
     });
     init.result_observer("observer", [stop](const sdk::Call& call) {
@@ -61,6 +81,7 @@ tg_status init(const tg_host_api* api, tg_init_ctx* ctx, tg_str config, void** s
   if (old && old->is_bool() && old->get_bool()) {
     older = *api;
     older.struct_size = static_cast<std::uint32_t>(offsetof(tg_host_api, visit_strings));
+    older.visit_strings = &not_in_this_host;
     older.abi_minor = 7;
     api = &older;
   }

@@ -49,7 +49,9 @@ TEST(VisitStrings, ArgumentsAndResultInDocumentOrderOnThisHostAndFromTheJsonOnAn
     const json::array result{"type", "text", "text", "hello", "s", "in the value", "n", "y"};
     EXPECT_EQ(f.list("strings/result"), result);
     EXPECT_EQ(f.list("strings/observed"), result);  // the final result
-    EXPECT_EQ(f.recorder->of_type("strings/args")[0].data.at("complete"), true);
+    const auto args = f.recorder->of_type("strings/args");
+    ASSERT_EQ(args.size(), 1u);
+    EXPECT_EQ(args[0].data.at("complete"), true);
   }
 }
 
@@ -76,7 +78,9 @@ TEST(VisitStrings, TheCallbackStopsTheWalk) {
     ASSERT_FALSE(f.call("probe", arguments).is_error);
     EXPECT_EQ(f.list("strings/args"), (json::array{"b", "k", "v"}));
     EXPECT_EQ(f.list("strings/result"), (json::array{"type", "text", "text"}));
-    EXPECT_EQ(f.recorder->of_type("strings/result")[0].data.at("complete"), false);
+    const auto result = f.recorder->of_type("strings/result");
+    ASSERT_EQ(result.size(), 1u);
+    EXPECT_EQ(result[0].data.at("complete"), false);
   }
 }
 
@@ -89,5 +93,9 @@ TEST(VisitStrings, WhereThereIsNoResultTheSdkThrowsRatherThanListNothing) {
     const auto g = f.recorder->of_type("strings/guard");
     ASSERT_EQ(g.size(), 1u);
     EXPECT_NE(g[0].data.at("error"), "") << "a guard walked a result that does not exist yet";
+    // And what a visitor throws comes out of for_each_string.
+    const auto t = f.recorder->of_type("strings/throws");
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(t[0].data.at("what"), "thrown by the visitor");
   }
 }

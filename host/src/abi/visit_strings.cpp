@@ -51,7 +51,7 @@ class StringWalk {
   }
 
   // The same for post-execute's candidate, held in the result shape
-  // ({"is_error", "content", "value", "error"}).
+  // ({"isError", "content", "value", "error"}).
   bool result_shape(const json::value& r) {
     const auto* o = r.if_object();
     if (!o) return value(r, true);  // not the shape: everything in it

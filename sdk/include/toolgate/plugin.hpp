@@ -132,7 +132,8 @@ class Call {
   }
   // Every string of the arguments or the result, without parsing (ABI 1.8,
   // toolgate.h visit_strings documents which strings): f(std::string_view)
-  // returns true to go on, false to stop.  Returns false when f stopped.
+  // returns true to go on, false to stop; the views stay valid until
+  // for_each_string returns.  Returns false when f stopped.
   // On an older host the same strings come from parsing the JSON.  Throws
   // when the host cannot walk them (the wrong stage, say): a scanner that
   // saw nothing must not take that for "nothing there".
@@ -144,7 +145,7 @@ class Call {
                   "(true: go on)");
     if (!TOOLGATE_HOST_HAS(api_, visit_strings)) return strings_from_json(which, f);
     struct Visit {
-      F* f;
+      std::remove_reference_t<F>* f;  // F is a reference for a named callable
       bool stopped = false;
       std::exception_ptr error;
       static int32_t thunk(void* ud, tg_str text) noexcept {
@@ -216,12 +217,17 @@ class Call {
       return true;
     };
     if (which == Strings::arguments) return walk(boost::json::value(arguments()), true);
+    if (which != Strings::result) throw std::invalid_argument("for_each_string: unknown Strings");
     boost::json::value r = result();
+    if (r.is_null()) throw std::runtime_error("the host could not give the call's result");
     // An observer's result_json is the outcome record; its result is in it.
-    if (stage() == "tools/result" && r.is_object() && r.get_object().contains("result"))
-      r = boost::json::value(r.get_object().at("result"));
+    if (stage() == "tools/result") {
+      const auto* inner = r.is_object() ? r.get_object().if_contains("result") : nullptr;
+      if (!inner) throw std::runtime_error("the outcome record holds no result");
+      r = boost::json::value(*inner);
+    }
     const auto* o = r.if_object();
-    if (!o) throw std::runtime_error("the host could not give the call's result");
+    if (!o) return walk(r, true);  // not the result shape: everything in it, as the host does
     for (const char* member : {"content", "value"})
       if (const auto* m = o->if_contains(member); m && !walk(*m, true)) return false;
     if (const auto* e = o->if_contains("error"); e && !walk(*e, false)) return false;

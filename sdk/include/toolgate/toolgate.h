@@ -320,7 +320,8 @@ typedef struct tg_call_info {
   tg_str parent_token;  /* non-empty for sub-calls (Code Mode)           */
   tg_str stage;         /* "tools/pre-execute", "guard", ...             */
   uint32_t annotations; /* TG_TOOL_* bits of the tool's definition     */
-  uint32_t attempt;     /* execute wrappers / tools: 0 on the first try  */
+  uint32_t attempt;     /* body runs so far: 0 in a wrapper before its
+                         * first call_next, 1 in the body's first run   */
   /* ---- since ABI 1.3 ---- */
   tg_str client;   /* the calling program; empty when unknown           */
   tg_str agent_id; /* the subagent; empty for the main agent or unknown */
@@ -463,7 +464,7 @@ typedef tg_status (*tg_wrapper_after_fn)(void *user_data, const tg_call *call,
 typedef tg_status (*tg_post_execute_fn)(void *user_data, tg_call *call, int32_t *out_verdict);
 
 /* ---- 5.5 result observers (read only) ---------------------------------
- * Receive the frozen outcome (host->outcome_json: identity, original and
+ * Receive the frozen outcome (host->result_json: identity, original and
  * final arguments, every stage's verdict, timings, the result).  Their
  * failures are logged and change nothing.  Run in registration order. */
 typedef tg_status (*tg_result_observer_fn)(void *user_data, const tg_call *call);
@@ -732,7 +733,7 @@ struct tg_host_api {
   /* ---- since ABI 1.8: every string, without JSON text ----------------------
    * Calls fn(user_data, text) once for each string in what `which` names,
    * in document order, with nothing written as JSON or parsed; the text is
-   * borrowed for that one call of fn.  fn returns 0 to go on, anything else
+   * borrowed until visit_strings returns.  fn returns 0 to go on, anything else
    * to stop there (visit_strings still returns TG_OK).  For a plugin that
    * only looks -- a secret scanner that, finding nothing, needs no copy of
    * the result; when it finds something it reads result_json as before.
