@@ -6,15 +6,22 @@
 //   is none: {"error": what the SDK threw};
 //   "strings/throws" from its post-execute hook, whose visitor throws:
 //   {"what": what reached the hook}.
+//   "strings/threads" from its post-execute hook with "threads": true, after
+//   four threads of the one callback each called add_context 500 times and
+//   read result_json, arguments_json and the result's strings between:
+//   {"same": every read saw what the first did}.
 // Config: "stop_after": N stops each walk after N strings (0: all);
 // "old_host": true hands the SDK the host's table cut short before
 // visit_strings, as a 1.7 host's would be, so the SDK reads the same
 // strings from the JSON text.  The descriptor asks for ABI 1.7 only.
 #include <toolgate/plugin.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace sdk = toolgate::sdk;
 namespace json = boost::json;
@@ -41,6 +48,41 @@ void list(const sdk::Call& call, sdk::Call::Strings which, std::size_t stop_afte
   call.emit(type, {{"list", std::move(seen)}, {"complete", complete}});
 }
 
+// The host's functions are thread-safe (toolgate.h), within one callback
+// too: four threads answer and read at once.
+void threads(const sdk::Call& call) {
+  const tg_host_api* api = call.api();
+  tg_call* c = const_cast<tg_call*>(call.handle());
+  auto text = [&](tg_status (*fn)(const tg_call*, tg_str*)) {
+    tg_str s{};
+    return fn(c, &s) == TG_OK ? std::string(s.data, s.size) : std::string("(failed)");
+  };
+  auto strings = [&] {
+    std::string all;
+    call.for_each_string(sdk::Call::Strings::result, [&](std::string_view s) {
+      all.append(s).push_back('|');
+      return true;
+    });
+    return all;
+  };
+  const std::string result = text(api->result_json), args = text(api->arguments_json),
+                    listed = strings();
+  std::atomic<bool> same{true};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < 4; ++t)
+    workers.emplace_back([&, t] {
+      for (int i = 0; i < 500; ++i) {
+        const std::string note = "t" + std::to_string(t) + "-" + std::to_string(i);
+        api->add_context(c, sdk::to_tg(note));
+        if (i % 20 == 0 && (text(api->result_json) != result || text(api->arguments_json) != args ||
+                            strings() != listed))
+          same = false;
+      }
+    });
+  for (auto& w : workers) w.join();
+  call.emit("strings/threads", {{"same", same.load()}});
+}
+
 class Probe {
  public:
   explicit Probe(sdk::Init& init) {
@@ -55,7 +97,13 @@ class Probe {
       }
       return sdk::GuardVerdict::abstain();
     });
-    init.post_execute("post", [stop](const sdk::Call& call) {
+    const auto* t = init.config().if_contains("threads");
+    const bool in_threads = t && t->is_bool() && t->get_bool();
+    init.post_execute("post", [stop, in_threads](const sdk::Call& call) {
+      if (in_threads) {
+        threads(call);
+        return sdk::PostVerdict::accept();
+      }
       list(call, sdk::Call::Strings::arguments, stop, "strings/args");
       list(call, sdk::Call::Strings::result, stop, "strings/result");
       // What the visitor throws reaches the hook, not "nothing found".

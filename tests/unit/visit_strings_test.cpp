@@ -99,3 +99,21 @@ TEST(VisitStrings, WhereThereIsNoResultTheSdkThrowsRatherThanListNothing) {
     EXPECT_EQ(t[0].data.at("what"), "thrown by the visitor");
   }
 }
+
+TEST(HostApi, OneCallbacksThreadsAnswerAndReadAtOnce) {
+  // toolgate.h: every host function is thread-safe.  Four threads of one
+  // post-execute callback add 500 contexts each while reading the result
+  // and the arguments: none is lost, every read sees the same text.
+  ProbeFixture f({{"threads", true}});
+  std::vector<ToolCall> calls;
+  ToolCall c;
+  c.identity.tool = "probe";
+  c.arguments = arguments;
+  calls.push_back(std::move(c));
+  auto batch = f.host.call_batch(std::move(calls));
+  ASSERT_FALSE(batch.results.at(0).is_error) << batch.results.at(0).error->message;
+  EXPECT_EQ(batch.additional_contexts.size(), 2000u);
+  const auto t = f.recorder->of_type("strings/threads");
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].data.at("same"), true);
+}

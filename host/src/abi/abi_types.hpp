@@ -141,6 +141,12 @@ struct tg_call {
     // fs_intent's answers (the resolved path, the refusal), borrowed.
     std::string fs_path;
     std::string fs_reason;
+    // Held by every host function while it writes a field above or builds
+    // a borrowed text (host_api.cpp: answers_of): a plugin may call them
+    // from several threads within one callback (toolgate.h: every function
+    // is thread-safe).  The engine reads the block after the callback
+    // returned, without it.
+    std::mutex mutex;
   };
   // For writing (creates the block).  Const: set_error and set_reason
   // take a const handle because guards may use them.  Host functions are

@@ -42,11 +42,24 @@ tg_status safely(Fn&& fn) noexcept {
   }
 }
 
+// The plugin's answer block, locked for as long as the result lives (see
+// tg_call::Answers::mutex).  One at a time: never held across a call that
+// takes it again.
+class LockedAnswers {
+ public:
+  explicit LockedAnswers(const tg_call* c) : a_(c->answers()), lock_(a_.mutex) {}
+  tg_call::Answers* operator->() { return &a_; }
+
+ private:
+  tg_call::Answers& a_;
+  std::lock_guard<std::mutex> lock_;
+};
+
 // Parses JSON handed over by a plugin; records why on failure.
 std::optional<json::value> parse_from_plugin(tg_call* c, tg_str text, const char* what) {
   std::string why;
   auto v = parse_untrusted(sv(text), 64, &why);
-  if (!v) c->answers().malformed = std::string(what) + " is not valid JSON (" + why + ")";
+  if (!v) LockedAnswers(c)->malformed = std::string(what) + " is not valid JSON (" + why + ")";
   return v;
 }
 
@@ -199,8 +212,9 @@ tg_status call_info(const tg_call* c, tg_call_info* out) {
 tg_status arguments_json(const tg_call* c, tg_str* out) {
   return safely([&]() -> tg_status {
     if (!c || !out) return TG_INVALID_ARGUMENT;
-    if (!c->answers().arguments_text) c->answers().arguments_text = to_json_text(c->view.arguments);
-    *out = ts(*c->answers().arguments_text);
+    LockedAnswers a(c);
+    if (!a->arguments_text) a->arguments_text = to_json_text(c->view.arguments);
+    *out = ts(*a->arguments_text);
     return TG_OK;
   });
 }
@@ -380,7 +394,10 @@ tg_status arg_get(const tg_call* c, const char* pointer, tg_json_value* out) {
     tg_status st = get_value(c ? &c->view.arguments : nullptr, pointer, out, &why);
     // The call's error message is what the host reports if the callback
     // then fails; a message of the plugin's own is kept.
-    if (!why.empty() && c && c->answers().error.empty()) c->answers().error = "arg_get: " + why;
+    if (!why.empty() && c) {
+      LockedAnswers a(c);
+      if (a->error.empty()) a->error = "arg_get: " + why;
+    }
     return st;
   });
 }
@@ -391,8 +408,10 @@ tg_status client_context_get(const tg_call* c, const char* pointer, tg_json_valu
     const auto& context = c ? c->view.identity.client_context : nullptr;
     std::string why;
     tg_status st = get_value(context ? context.get() : &nothing, pointer, out, &why);
-    if (!why.empty() && c && c->answers().error.empty())
-      c->answers().error = "client_context_get: " + why;
+    if (!why.empty() && c) {
+      LockedAnswers a(c);
+      if (a->error.empty()) a->error = "client_context_get: " + why;
+    }
     return st;
   });
 }
@@ -422,19 +441,20 @@ int32_t call_outcome(const tg_call* c) {
 tg_status result_json(const tg_call* c, tg_str* out) {
   return safely([&]() -> tg_status {
     if (!c || !out) return TG_INVALID_ARGUMENT;
-    if (!c->answers().result_text) {
+    LockedAnswers a(c);
+    if (!a->result_text) {
       if (c->stage == AbiStage::observer && c->outcome)
-        c->answers().result_text = to_json_text(c->outcome->to_json());
+        a->result_text = to_json_text(c->outcome->to_json());
       else if ((c->stage == AbiStage::tool_finalize || c->stage == AbiStage::tool_present_result) &&
                c->finalize_input)
-        c->answers().result_text = to_json_text(c->finalize_input->to_json());
+        a->result_text = to_json_text(c->finalize_input->to_json());
       else if (const auto* candidate =
                    c->stage == AbiStage::post_execute ? c->view.candidate() : nullptr)
-        c->answers().result_text = to_json_text(*candidate);
+        a->result_text = to_json_text(*candidate);
       else
         return TG_WRONG_STAGE;
     }
-    *out = ts(*c->answers().result_text);
+    *out = ts(*a->result_text);
     return TG_OK;
   });
 }
@@ -443,8 +463,9 @@ tg_status value_json(const tg_call* c, tg_str* out) {
   return safely([&]() -> tg_status {
     if (!c || !out) return TG_INVALID_ARGUMENT;
     if (c->stage != AbiStage::tool_render || !c->render_value) return TG_WRONG_STAGE;
-    if (!c->answers().value_text) c->answers().value_text = to_json_text(*c->render_value);
-    *out = ts(*c->answers().value_text);
+    LockedAnswers a(c);
+    if (!a->value_text) a->value_text = to_json_text(*c->render_value);
+    *out = ts(*a->value_text);
     return TG_OK;
   });
 }
@@ -454,7 +475,7 @@ tg_status value_json(const tg_call* c, tg_str* out) {
 void set_error(const tg_call* c, const char* message) {
   safely([&] {
     // No status to refuse with: invalid UTF-8 is replaced (U+FFFD), not kept.
-    if (c) c->answers().error = to_valid_utf8(message ? message : "");
+    if (c) LockedAnswers(c)->error = to_valid_utf8(message ? message : "");
     return TG_OK;
   });
 }
@@ -467,7 +488,7 @@ tg_status set_reason(const tg_call* c, tg_str reason) {
     if (!c) return TG_INVALID_ARGUMENT;
     if (!may(c, abi_right::set_reason)) return TG_WRONG_STAGE;
     if (!valid_utf8(sv(reason))) return TG_INVALID_ARGUMENT;
-    c->answers().reason = std::string(sv(reason));
+    LockedAnswers(c)->reason = std::string(sv(reason));
     return TG_OK;
   });
 }
@@ -479,10 +500,10 @@ tg_status set_arguments(tg_call* c, tg_str text) {
     auto v = parse_from_plugin(c, text, "replacement arguments");
     if (!v) return TG_INVALID_ARGUMENT;
     if (!v->is_object()) {
-      c->answers().malformed = "replacement arguments must be a JSON object";
+      LockedAnswers(c)->malformed = "replacement arguments must be a JSON object";
       return TG_INVALID_ARGUMENT;
     }
-    c->answers().new_arguments = std::move(v->get_object());
+    LockedAnswers(c)->new_arguments = std::move(v->get_object());
     return TG_OK;
   });
 }
@@ -493,7 +514,7 @@ tg_status set_result(tg_call* c, tg_str text) {
     if (!may(c, abi_right::set_result)) return TG_WRONG_STAGE;
     auto v = parse_from_plugin(c, text, "the replacement result");
     if (!v) return TG_INVALID_ARGUMENT;
-    c->answers().new_result = std::move(*v);
+    LockedAnswers(c)->new_result = std::move(*v);
     return TG_OK;
   });
 }
@@ -503,7 +524,7 @@ tg_status add_context(tg_call* c, tg_str text) {
     if (!c) return TG_INVALID_ARGUMENT;
     if (!may(c, abi_right::add_context)) return TG_WRONG_STAGE;
     if (!valid_utf8(sv(text))) return TG_INVALID_ARGUMENT;
-    c->answers().contexts.emplace_back(sv(text));
+    LockedAnswers(c)->contexts.emplace_back(sv(text));
     return TG_OK;
   });
 }
@@ -514,7 +535,7 @@ tg_status set_value(tg_call* c, tg_str text) {
     if (!may(c, abi_right::set_value)) return TG_WRONG_STAGE;
     auto v = parse_from_plugin(c, text, "the tool's value");
     if (!v) return TG_INVALID_ARGUMENT;
-    c->answers().value = std::move(*v);
+    LockedAnswers(c)->value = std::move(*v);
     return TG_OK;
   });
 }
@@ -526,10 +547,10 @@ tg_status set_content(tg_call* c, tg_str text) {
     auto v = parse_from_plugin(c, text, "the content");
     if (!v) return TG_INVALID_ARGUMENT;
     if (!v->is_array()) {
-      c->answers().malformed = "content must be a JSON array of content blocks";
+      LockedAnswers(c)->malformed = "content must be a JSON array of content blocks";
       return TG_INVALID_ARGUMENT;
     }
-    c->answers().content = std::move(v->get_array());
+    LockedAnswers(c)->content = std::move(v->get_array());
     return TG_OK;
   });
 }
@@ -612,10 +633,11 @@ tg_status fs_intent(tg_call* c, int32_t kind, tg_str path, tg_str* out_path, tg_
     if (c->stage != AbiStage::tool_execute) return TG_WRONG_STAGE;
     auto d = detail::fs_intent(
         c->view, kind == TG_FS_WRITE ? FsIntentKind::write : FsIntentKind::edit, sv(path));
-    c->answers().fs_path = std::move(d.path);
-    c->answers().fs_reason = d.allowed ? std::string() : d.reason + " (" + d.source + ")";
-    if (out_path) *out_path = ts(c->answers().fs_path);
-    if (out_reason) *out_reason = ts(c->answers().fs_reason);
+    LockedAnswers a(c);
+    a->fs_path = std::move(d.path);
+    a->fs_reason = d.allowed ? std::string() : d.reason + " (" + d.source + ")";
+    if (out_path) *out_path = ts(a->fs_path);
+    if (out_reason) *out_reason = ts(a->fs_reason);
     return d.allowed ? TG_OK : TG_DENIED;
   });
 }

@@ -10,6 +10,7 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include <mutex>
 #include <string_view>
 
 namespace toolgate::detail {
@@ -128,11 +129,22 @@ tg_status visit_strings(const tg_call* c, int32_t which, tg_string_visitor_fn fn
     else if ((c->stage == AbiStage::tool_finalize || c->stage == AbiStage::tool_present_result) &&
              c->finalize_input)
       walk.result(*c->finalize_input);
-    else if (const auto* candidate =
-                 c->stage == AbiStage::post_execute ? c->view.candidate() : nullptr)
+    else if (c->stage == AbiStage::post_execute) {
+      // The candidate's JSON is built on first use: under the answer
+      // block's lock, as result_json builds it (another thread of the same
+      // callback may be asking at once).  Built, it does not change while
+      // the callback runs.
+      const json::value* candidate = nullptr;
+      {
+        auto& a = c->answers();
+        std::lock_guard lock(a.mutex);
+        candidate = c->view.candidate();
+      }
+      if (!candidate) return TG_WRONG_STAGE;
       walk.result_shape(*candidate);
-    else
+    } else {
       return TG_WRONG_STAGE;
+    }
     return TG_OK;
   } catch (...) {
     return TG_ERROR;  // an allocation for a deep value's stack failed
