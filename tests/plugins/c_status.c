@@ -9,6 +9,7 @@
  *                      ("mutation allowed: ...") or the wrapper fail
  *   {"tool":"bad-json"|"no-value"|"error"|"timeout"}
  *   {"tool":"write"}   c_tool declares a write of the "/path" argument
+ *                      (and of "/path2" before writing either, when given)
  *                      (fs_intent, ABI 1.5) and, when allowed, writes
  *                      "from C" to the resolved path; when denied it fails
  *                      with the host's reason
@@ -155,22 +156,29 @@ static tg_status post(void *ud, tg_call *call, int32_t *verdict) {
   return fail_if((const state *)ud, call, "post");
 }
 
-/* {"tool":"write"}: a C tool body passing the fs gate before it writes. */
-static tg_status write_file(tg_call *call) {
-  tg_str path, resolved = {0}, reason = {0};
-  char name[512];
-  FILE *f;
-  if (host->arg_string(call, "/path", &path) != TG_OK || path.size >= sizeof name) {
+/* {"tool":"write"}: a C tool body passing the fs gate before it writes.
+ * With a "path2" argument too, both writes are declared before either is
+ * made: the first resolved path is borrowed until the callback returns,
+ * so the second fs_intent must leave it intact. */
+static tg_status declare(tg_call *call, const char *pointer, tg_str *resolved) {
+  tg_str path, reason = {0};
+  if (host->arg_string(call, pointer, &path) != TG_OK || path.size >= 512) {
     host->set_error(call, "c_tool needs a short \"path\"");
     return TG_ERROR;
   }
-  if (host->fs_intent(call, TG_FS_WRITE, path, &resolved, &reason) != TG_OK) {
+  if (host->fs_intent(call, TG_FS_WRITE, path, resolved, &reason) != TG_OK) {
     char msg[600];
     int n = snprintf(msg, sizeof msg, "refused: %.*s", (int)reason.size, reason.data);
     (void)n;
     host->set_error(call, msg);
     return TG_ERROR;
   }
+  return TG_OK;
+}
+
+static tg_status write_to(tg_call *call, tg_str resolved) {
+  char name[512];
+  FILE *f;
   if (resolved.size >= sizeof name) {
     host->set_error(call, "resolved path too long for this test");
     return TG_ERROR;
@@ -185,6 +193,16 @@ static tg_status write_file(tg_call *call) {
   fputs("from C", f);
   fclose(f);
   host->fs_observed(call, resolved, (tg_str){0, 0});
+  return TG_OK;
+}
+
+static tg_status write_file(tg_call *call) {
+  tg_str first = {0}, second = {0}, path2;
+  const int two = host->arg_string(call, "/path2", &path2) == TG_OK;
+  if (declare(call, "/path", &first) != TG_OK) return TG_ERROR;
+  if (two && declare(call, "/path2", &second) != TG_OK) return TG_ERROR;
+  if (write_to(call, first) != TG_OK) return TG_ERROR;
+  if (two && write_to(call, second) != TG_OK) return TG_ERROR;
   return host->set_value(call, str("\"written\""));
 }
 

@@ -280,6 +280,24 @@ TEST(FsGate, ACToolDeclaresItsWriteThroughTheCAbi) {
   EXPECT_FALSE(fs::exists(root / "secret.txt"));
 }
 
+// fs_intent's resolved path is borrowed until the callback returns: a
+// second fs_intent must not free the first (under ASan, reading the first
+// after the second was a heap use after free).
+TEST(FsGate, ACToolsFirstResolvedPathOutlivesItsSecondIntent) {
+  Fixture f;
+  TempDir dir;
+  auto root = fs::canonical(dir.path);
+  f.host.load_manifest(dir.write(
+      "c.json", manifest_for("test.c-status", test_plugin("c_status"), {{"tool", "write"}})));
+  const auto first = root / "a-name-long-enough-to-live-on-the-heap-1.txt";
+  const auto second = root / "a-name-long-enough-to-live-on-the-heap-2.txt";
+  auto r = f.call("c_tool", {{"path", first.string()}, {"path2", second.string()}});
+  ASSERT_FALSE(r.is_error) << json::serialize(r.to_json());
+  EXPECT_EQ(slurp(first), "from C");
+  EXPECT_EQ(slurp(second), "from C");
+  EXPECT_EQ(f.recorder->of_type("fs/observed").size(), 2u);
+}
+
 // A tool-owned event: the sample todo tool writes todo/write to the log.
 TEST(ToolEvents, TheTodoToolEmitsTodoWrite) {
   Fixture f;

@@ -14,6 +14,7 @@
 #include <boost/json/value.hpp>
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -138,9 +139,10 @@ struct tg_call {
     std::optional<std::string> arguments_text;
     std::optional<std::string> result_text;
     std::optional<std::string> value_text;
-    // fs_intent's answers (the resolved path, the refusal), borrowed.
-    std::string fs_path;
-    std::string fs_reason;
+    // fs_intent's answers (each resolved path and refusal), borrowed until
+    // the callback returns: a deque, so a later fs_intent adds its own and
+    // leaves the views of earlier ones valid.
+    std::deque<std::string> fs_texts;
     // Held by every host function while it writes a field above or builds
     // a borrowed text (host_api.cpp: answers_of): a plugin may call them
     // from several threads within one callback (toolgate.h: every function

@@ -634,10 +634,11 @@ tg_status fs_intent(tg_call* c, int32_t kind, tg_str path, tg_str* out_path, tg_
     auto d = detail::fs_intent(
         c->view, kind == TG_FS_WRITE ? FsIntentKind::write : FsIntentKind::edit, sv(path));
     LockedAnswers a(c);
-    a->fs_path = std::move(d.path);
-    a->fs_reason = d.allowed ? std::string() : d.reason + " (" + d.source + ")";
-    if (out_path) *out_path = ts(a->fs_path);
-    if (out_reason) *out_reason = ts(a->fs_reason);
+    const std::string& resolved = a->fs_texts.emplace_back(std::move(d.path));
+    const std::string& refusal =
+        a->fs_texts.emplace_back(d.allowed ? std::string() : d.reason + " (" + d.source + ")");
+    if (out_path) *out_path = ts(resolved);
+    if (out_reason) *out_reason = ts(refusal);
     return d.allowed ? TG_OK : TG_DENIED;
   });
 }
