@@ -17,7 +17,9 @@
 //                 (ctest's mcp.npm_ci puts one in BUILD/tests/mcp/node_modules)
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { benchProject, checkRead, connect, loadSdk, readCall, samplePolicy } from './mcp_stdio_support.mjs';
+import {
+  benchProject, checkRead, connect, interleavedRounds, loadSdk, median, readCall, samplePolicy,
+} from './mcp_stdio_support.mjs';
 
 const [build, nodeModules, roundsArg] = process.argv.slice(2);
 if (!build || !nodeModules) {
@@ -47,29 +49,19 @@ const call = (c) => readCall(c, project);
 for (const [name, c] of Object.entries(cases)) await checkRead(c, project, name);
 
 const ns = () => process.hrtime.bigint();
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-};
 const us = (x) => `${x.toFixed(1)} µs`;
 
-// Warm-up, then interleaved rounds: each case's call in turn.
+// Warm-up, then interleaved rounds with the order rotating
+// (interleavedRounds): the calls first, then the pings in rounds of their
+// own -- a ping between calls warms its own server's processes for the
+// next round's call, which made the case after it look faster.
 for (let i = 0; i < 200; ++i) for (const c of Object.values(cases)) await call(c);
-const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
-const pings = { direct: [], relay: [], gateway: [] };
-for (let r = 0; r < rounds; ++r) {
-  for (const [name, c] of Object.entries(cases)) {
-    const t = ns();
-    await call(c);
-    times[name].push(Number(ns() - t) / 1000);
-  }
-  for (const [name, c] of [['direct', cases.direct], ['relay', cases['byte relay (anchor)']],
-    ['gateway', cases['gateway, empty manifest']]]) {
-    const t = ns();
-    await c.ping();
-    pings[name].push(Number(ns() - t) / 1000);
-  }
-}
+const times = await interleavedRounds(cases, rounds, call);
+const pings = await interleavedRounds({
+  direct: cases.direct,
+  relay: cases['byte relay (anchor)'],
+  gateway: cases['gateway, empty manifest'],
+}, rounds, (c) => c.ping());
 
 // Throughput: 20 calls in flight until `total` are done, alternating cases.
 async function throughput(c, total = 4000, inFlight = 20) {

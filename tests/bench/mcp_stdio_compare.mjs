@@ -12,7 +12,9 @@
 //   BUILD_DIR: Release build trees (host/toolgate and plugins/ in each),
 //              for instance build/bench and a worktree's build/bench
 import path from 'node:path';
-import { benchProject, checkRead, connect, loadSdk, readCall, samplePolicy } from './mcp_stdio_support.mjs';
+import {
+  benchProject, checkRead, connect, interleavedRounds, loadSdk, median, readCall, samplePolicy,
+} from './mcp_stdio_support.mjs';
 
 const [nodeModules, roundsArg, ...builds] = process.argv.slice(2);
 if (!nodeModules || !roundsArg || builds.length === 0) {
@@ -37,14 +39,7 @@ for (const [i, build] of builds.entries()) {
 const call = (c) => readCall(c, project);
 for (const [name, c] of Object.entries(cases)) await checkRead(c, project, name);
 for (let i = 0; i < 200; ++i) for (const c of Object.values(cases)) await call(c);
-const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
-for (let r = 0; r < rounds; ++r)
-  for (const [name, c] of Object.entries(cases)) {
-    const t = process.hrtime.bigint();
-    await call(c);
-    times[name].push(Number(process.hrtime.bigint() - t) / 1000);
-  }
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const times = await interleavedRounds(cases, rounds, call);
 const base = median(times.direct);
 console.log(`tools/call read_text_file, SDK stdio client, ${rounds} interleaved rounds (p50, wall clock):`);
 for (const [name, xs] of Object.entries(times)) {

@@ -63,3 +63,25 @@ export async function checkRead(client, project, name) {
   if (r.isError || !JSON.stringify(r.content).includes('hello from the benchmark'))
     throw new Error(`${name}: the read failed: ${JSON.stringify(r)}`);
 }
+
+// Times `op(client)` for each case, `rounds` times, in rounds: each round
+// runs every case once, starting one case further on than the round before.
+// A case measured right after its own server last ran answers faster than
+// one whose processes slept while the others ran (a recently woken process
+// is cheap to wake again): with a fixed order, the case that followed a
+// `ping` of its own server looked 70 µs faster than the rest.  Rotating
+// gives every case every position equally often.  Returns µs per case.
+export async function interleavedRounds(cases, rounds, op) {
+  const names = Object.keys(cases);
+  const times = Object.fromEntries(names.map((k) => [k, []]));
+  for (let r = 0; r < rounds; ++r)
+    for (let i = 0; i < names.length; ++i) {
+      const name = names[(r + i) % names.length];
+      const t = process.hrtime.bigint();
+      await op(cases[name]);
+      times[name].push(Number(process.hrtime.bigint() - t) / 1000);
+    }
+  return times;
+}
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
