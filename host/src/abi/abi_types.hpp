@@ -175,6 +175,24 @@ struct tg_call {
   mutable std::atomic<Answers*> answers_{nullptr};
 };
 
+namespace toolgate::detail {
+
+// A call's answer block, locked for as long as this lives (see
+// tg_call::Answers::mutex): how every host function that writes an answer
+// or builds a borrowed text takes it.  One at a time: never held across a
+// call that takes it again.
+class LockedAnswers {
+ public:
+  explicit LockedAnswers(const tg_call* c) : a_(c->answers()), lock_(a_.mutex) {}
+  tg_call::Answers* operator->() { return &a_; }
+
+ private:
+  tg_call::Answers& a_;
+  std::lock_guard<std::mutex> lock_;
+};
+
+}  // namespace toolgate::detail
+
 struct tg_init_ctx {
   struct Pending {
     std::string name;

@@ -42,19 +42,6 @@ tg_status safely(Fn&& fn) noexcept {
   }
 }
 
-// The plugin's answer block, locked for as long as the result lives (see
-// tg_call::Answers::mutex).  One at a time: never held across a call that
-// takes it again.
-class LockedAnswers {
- public:
-  explicit LockedAnswers(const tg_call* c) : a_(c->answers()), lock_(a_.mutex) {}
-  tg_call::Answers* operator->() { return &a_; }
-
- private:
-  tg_call::Answers& a_;
-  std::lock_guard<std::mutex> lock_;
-};
-
 // Parses JSON handed over by a plugin; records why on failure.
 std::optional<json::value> parse_from_plugin(tg_call* c, tg_str text, const char* what) {
   std::string why;

@@ -10,7 +10,6 @@
 
 #include <boost/container/small_vector.hpp>
 
-#include <mutex>
 #include <string_view>
 
 namespace toolgate::detail {
@@ -136,8 +135,7 @@ tg_status visit_strings(const tg_call* c, int32_t which, tg_string_visitor_fn fn
       // the callback runs.
       const json::value* candidate = nullptr;
       {
-        auto& a = c->answers();
-        std::lock_guard lock(a.mutex);
+        LockedAnswers answers(c);
         candidate = c->view.candidate();
       }
       if (!candidate) return TG_WRONG_STAGE;
