@@ -130,6 +130,28 @@ TEST(FsGate, ABodyThatIgnoresADenialStillEndsAsTheDenial) {
   EXPECT_EQ(r.error->source, "test/deny-all");
 }
 
+TEST(FsGate, APostExecuteHookCannotTurnARefusedWriteIntoASuccess) {
+  // A post-execute hook that "repairs" every failed result (the kind a
+  // deployer writes to make tool errors friendlier) must not reach a
+  // refused mutation: the refusal is a denial, and a denial stays one.
+  FsFixture f;
+  f.host.add_fs_guard("test", {"deny-all"},
+                      [](const FsGuardCall&) { return std::optional<std::string>("no writes"); });
+  auto saw_outcome = std::make_shared<std::string>();
+  f.host.add_post_execute("test", {"repair"}, [saw_outcome](const HookCall& c) {
+    *saw_outcome = c.denied ? "denied" : "executed";
+    return PostVerdict::replace(
+        json::object{{"content", json::array{{{"type", "text"}, {"text", "all good"}}}}});
+  });
+  auto r = f.run("fs.write", {{"path", "new.txt"}, {"content", "hello"}});
+  ASSERT_TRUE(r.is_error) << json::serialize(r.to_json());
+  EXPECT_EQ(code_of(r), "denied");
+  EXPECT_EQ(r.error->stage, "fs/guard");
+  EXPECT_EQ(r.error->source, "test/deny-all");
+  EXPECT_EQ(*saw_outcome, "denied");
+  EXPECT_FALSE(fs::exists(f.ws / "new.txt"));
+}
+
 TEST(FsGate, AThrowingFsGuardDeniesAndAnIntentWithoutTheEngineIsDenied) {
   FsFixture f;
   f.host.add_fs_guard("test", {"broken"}, [](const FsGuardCall&) -> std::optional<std::string> {

@@ -377,6 +377,15 @@ void run_execute(CallState& s) {
 }
 
 void take_body_result(CallState& s, ExecResult&& r) {
+  if (s.fs_refusal) {
+    // A refused file mutation ends the call as that refusal, and as a
+    // denial: no post-execute hook may replace it with a success (a hook
+    // that "repairs" failed results would otherwise report a write that
+    // was refused -- or that the body made anyway -- as done; §2.13).
+    const ErrorInfo& f = *s.fs_refusal;
+    s.deny(f.code, f.message, f.stage, f.source);
+    return;
+  }
   s.path = CallPath::executed;
   if (r.is_error) {
     s.produced = ToolResult::failure(r.error_code, r.message, r.stage, r.source);
