@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 using namespace tgtest;
 namespace fs = std::filesystem;
@@ -150,6 +151,43 @@ TEST(FsGate, APostExecuteHookCannotTurnARefusedWriteIntoASuccess) {
   EXPECT_EQ(r.error->source, "test/deny-all");
   EXPECT_EQ(*saw_outcome, "denied");
   EXPECT_FALSE(fs::exists(f.ws / "new.txt"));
+}
+
+TEST(FsGate, IntentsFromSeveralThreadsOfOneBodyAreSafe) {
+  // Every host function is thread-safe within one callback (toolgate.h):
+  // a body may declare its writes from worker threads.  With an observer
+  // (the trail on) each intent also records its fs guard's verdict.
+  Fixture f;
+  TempDir dir;
+  const auto root = fs::canonical(dir.path);
+  f.host.add_fs_guard("test", {"no-ones"}, [](const FsGuardCall& c) {
+    return std::string_view(c.intent.path).ends_with("-1.txt")
+               ? std::optional<std::string>("no ones")
+               : std::nullopt;
+  });
+  auto trail = std::make_shared<std::size_t>(0);
+  f.host.add_result_observer("test", {"count"},
+                             [trail](const Outcome& o) { *trail = o.trail.size(); });
+  constexpr int threads = 4, intents = 200;
+  ToolDefinition t;
+  t.name = "parallel";
+  t.execute = [root](const ToolContext& ctx) {
+    std::vector<std::thread> workers;
+    for (int k = 0; k < threads; ++k)
+      workers.emplace_back([&ctx, &root, k] {
+        for (int i = 0; i < intents; ++i)
+          (void)ctx.write_intent(
+              (root / (std::to_string(k) + "-" + std::to_string(i % 2) + ".txt")).string());
+      });
+    for (auto& w : workers) w.join();
+    return ToolOutput::success(true);
+  };
+  f.host.register_tool(std::move(t));
+  auto r = f.call("parallel");
+  ASSERT_TRUE(r.is_error) << json::serialize(r.to_json());
+  EXPECT_EQ(r.error->source, "test/no-ones");
+  EXPECT_EQ(r.error->message, "no ones");
+  EXPECT_GE(*trail, std::size_t(threads * intents));  // each intent's verdict
 }
 
 TEST(FsGate, AThrowingFsGuardDeniesAndAnIntentWithoutTheEngineIsDenied) {

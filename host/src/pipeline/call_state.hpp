@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -88,6 +89,11 @@ struct CallState {
   // The tool body's first refused file mutation (fs_gate.cpp): the body's
   // result becomes this refusal, whatever it returned.
   std::optional<ErrorInfo> fs_refusal;
+  // Held by fs_intent and fs_observed (fs_gate.cpp) while they touch this
+  // state: a body may declare its mutations from several threads (every
+  // host function is thread-safe, toolgate.h), and each intent records to
+  // the trail and may set fs_refusal.
+  std::mutex fs_mutex;
   std::uint32_t attempts = 0;
 
   // The candidate result in the result shape, and who wrote it last (for

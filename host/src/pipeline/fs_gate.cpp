@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 
 namespace toolgate::detail {
 
@@ -141,6 +142,9 @@ FsDecision fs_intent(const HookCall& call, FsIntentKind kind, std::string_view r
     d.source = "host";
     return d;
   }
+  // One intent at a time per call (CallState::fs_mutex).  No fs guard can
+  // come back here: an intent is declared from a tool body only.
+  std::lock_guard lock(s->fs_mutex);
   // The first refusal of the call stands: a later intent cannot clear it.
   auto refuse = [&](std::string reason, std::string source) {
     d.allowed = false;
@@ -249,6 +253,7 @@ FsDecision fs_intent(const HookCall& call, FsIntentKind kind, std::string_view r
 void fs_observed(const HookCall& call, std::string_view path, std::string_view content_hash) {
   CallState* s = call.context ? call.context->state : nullptr;
   if (!s || !s->gen.fs_observations) return;
+  std::lock_guard lock(s->fs_mutex);
   std::string why;
   auto r = resolve(path, &why);
   if (!r || !r->exists) return;
