@@ -25,7 +25,7 @@ import threading
 import time
 import unittest
 
-TOOLGATE, MANIFEST, FIXTURES, CLIENT_DIR, TOOLGATE_HOOK = sys.argv[1:6]
+TOOLGATE, MANIFEST, FIXTURES, CLIENT_DIR, TOOLGATE_HOOK, SLOW_SHUTDOWN_PLUGIN = sys.argv[1:7]
 sys.path.insert(0, CLIENT_DIR)
 import toolgate_client  # noqa: E402  (the sample under test)
 
@@ -151,6 +151,9 @@ class ServeAndHooks(unittest.TestCase):
                 no = run_hook(agent, fixture(agent, "pre_deny.json"), self.daemon.socket)
                 self.assertTrue(no.blocked(), no.text())
                 self.assertIn("toolgate.guard-commands", no.text())
+                # "denied by SOURCE: reason", the code not repeated after the source
+                self.assertIn("denied by toolgate.guard-commands/", no.text())
+                self.assertNotIn("(denied)", no.text())
 
     def test_each_agent_receives_the_rewritten_input_or_an_ask(self):
         for agent in AGENTS:
@@ -212,6 +215,25 @@ class ServeAndHooks(unittest.TestCase):
                                     input=fixture(agent, "pre_allow.json", new_run()),
                                     capture_output=True, timeout=60)
                 self.assertFalse(Hook(ok).blocked(), Hook(ok).text())
+
+    def test_without_the_daemon_the_answer_does_not_wait_for_plugins_to_unload(self):
+        # The answer is the hook's last act: a plugin whose shutdown hangs
+        # must not keep the process alive past it -- an agent that kills a
+        # slow hook, or reads its answer only at a clean exit, lets the call
+        # through.
+        manifest = os.path.join(self.dir, "slow-shutdown.json")
+        with open(manifest, "w") as f:
+            json.dump({"toolgate": 1, "plugins": [
+                {"id": "test.slow-shutdown", "path": SLOW_SHUTDOWN_PLUGIN}]}, f)
+        for agent in AGENTS:
+            with self.subTest(agent=agent):
+                start = time.monotonic()
+                r = subprocess.run([TOOLGATE, "hook", agent, "--no-daemon", manifest],
+                                   input=fixture(agent, "pre_allow.json", new_run()),
+                                   capture_output=True, timeout=30)
+                self.assertLess(time.monotonic() - start, 5, "the hook waited for the unload")
+                self.assertTrue(Hook(r).blocked(), Hook(r).text())
+                self.assertIn(b"slow-shutdown test plugin", r.stdout + r.stderr)
 
     def test_malformed_payloads_block_and_say_why(self):
         for agent in AGENTS:
@@ -370,6 +392,25 @@ class ServeAndHooks(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("not changed", r.stderr)
         self.assertEqual(pathlib.Path(settings).read_text(), '{"hooks": ')
+
+    def test_a_hook_that_cannot_start_its_watchdog_blocks(self):
+        # Without its watchdog nothing bounds the hook's wait: it must block
+        # the call, not die with an exception (a crash is "go on" for most
+        # agents).  A process limit of one makes the thread fail to start.
+        if os.geteuid() != 0 or not shutil.which("runuser") or not shutil.which("prlimit"):
+            self.skipTest("needs root, runuser and prlimit to run the client as nobody")
+        program = os.path.join(self.dir, "toolgate-hook-nproc")
+        shutil.copy(TOOLGATE_HOOK, program)
+        os.chmod(program, 0o755)
+        for agent in AGENTS:
+            with self.subTest(agent=agent):
+                r = subprocess.run(
+                    ["runuser", "-u", "nobody", "--", "prlimit", "--nproc=1:1", program, agent,
+                     "--socket", self.daemon.socket],
+                    input=fixture(agent, "pre_allow.json", new_run()), capture_output=True,
+                    timeout=30)
+                self.assertEqual(r.returncode, 2, Hook(r).text())
+                self.assertIn("watchdog", r.stderr.decode())
 
     def test_another_user_is_refused(self):
         if os.geteuid() != 0 or not shutil.which("runuser"):

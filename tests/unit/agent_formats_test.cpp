@@ -666,3 +666,30 @@ TEST(AgentFormatCursor, ARewriteThatRemovesAnArgumentIsDenied) {
   EXPECT_NE(std::string(o.at("agent_message").as_string()).find("working_directory"),
             std::string::npos);
 }
+
+TEST(AgentFormatRegistry, ABlankReplacementStillReplacesTheOutput) {
+  // Codex refuses a "block" whose reason is empty or blank (the hook then
+  // counts as failed and the original output reaches the model): a
+  // replacement with no text -- blanked, images only, an empty list --
+  // must still answer with a reason that says what happened.
+  const AgentFormat& codex = fmt("codex");
+  HookRequest secret = parse("codex", "post_secret.json");
+  for (const AfterAnswer& a :
+       {replaced(""), replaced("  \n"),
+        AfterAnswer{SplitOutcome::Kind::replaced, ToolResult::success(nullptr, json::array{}), {}},
+        AfterAnswer{
+            SplitOutcome::Kind::replaced,
+            ToolResult::success(
+                nullptr, json::array{json::object{
+                             {"type", "image"}, {"data", "aGk="}, {"mimeType", "image/png"}}}),
+            {}}}) {
+    json::object o = out_of(codex.after(secret, a));
+    EXPECT_EQ(str(o.at("decision")), "block");
+    EXPECT_NE(str(o.at("reason")).find("toolgate"), std::string::npos) << str(o.at("reason"));
+    json::object g = out_of(fmt("gemini-cli").after(parse("gemini-cli", "post_secret.json"), a));
+    EXPECT_EQ(str(g.at("decision")), "deny");
+    EXPECT_NE(str(g.at("reason")).find("toolgate"), std::string::npos);
+  }
+  // Text of its own is relayed as it is.
+  EXPECT_EQ(str(out_of(codex.after(secret, replaced("[REDACTED]"))).at("reason")), "[REDACTED]");
+}

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <boost/json/parse.hpp>
 
+#include <cstdio>
+
 namespace json = boost::json;
 using namespace toolgate::agent_hooks;
 
@@ -183,4 +185,21 @@ TEST(HookInstall, PrettyPrinter) {
             "{\n  \"b\": [\n    1,\n    {\n      \"x\": \"\u00e9\\n\"\n    }\n  ],\n"
             "  \"a\": {},\n  \"c\": []\n}\n");
   EXPECT_EQ(json::parse(pretty_json(v)), v);
+}
+
+TEST(HookInstall, TheProgramPathIsOneShellWord) {
+  // The agents run a hook's command through a shell: a path with a space,
+  // a quote or a `$` must reach the program as it is.
+  EXPECT_EQ(shell_word("/usr/bin/toolgate-hook"), "/usr/bin/toolgate-hook");
+  for (std::string path :
+       {"/opt/My Tools/bin/toolgate", "/tmp/it's $HOME/`x`;rm -rf ~", "/a\"b\\c\n", "A=B", ""}) {
+    const std::string word = shell_word(path);
+    std::FILE* sh = ::popen(("printf '%s' " + word).c_str(), "r");
+    ASSERT_NE(sh, nullptr);
+    std::string out;
+    char buf[256];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, sh)) > 0;) out.append(buf, n);
+    EXPECT_EQ(::pclose(sh), 0) << word;
+    EXPECT_EQ(out, path) << word;
+  }
 }

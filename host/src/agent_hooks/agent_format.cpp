@@ -182,6 +182,14 @@ std::string result_text(const ToolResult& r) {
   return {};
 }
 
+std::string replacement_text(const ToolResult& r) {
+  std::string text = result_text(r);
+  // result_text falls back to the value as JSON: a null value is no text.
+  if (text == "null" && r.value && r.value->is_null()) text.clear();
+  if (text.find_first_not_of(" \t\r\n") != std::string::npos) return text;
+  return "toolgate: the tool's output was replaced, and the replacement has no text";
+}
+
 std::string join_contexts(const std::vector<std::string>& contexts) {
   std::string out;
   for (const auto& c : contexts) {

@@ -130,6 +130,11 @@ ToolResult reported_result(std::string text, bool failed, const std::string& too
 // The text of a result as the model would read it: its text blocks, else
 // its error message, else its value as JSON.
 std::string result_text(const ToolResult& r);
+// The text that replaces a tool's output: result_text, or -- when that is
+// blank (a blanked result, images only, no content) -- a sentence saying
+// the output was replaced.  Never blank: Codex ignores a "block" whose
+// reason is blank, and the original output would reach the model.
+std::string replacement_text(const ToolResult& r);
 // Contexts joined with blank lines.
 std::string join_contexts(const std::vector<std::string>& contexts);
 // The deny message the model sees: "toolgate: denied by <source>: <reason>"

@@ -124,7 +124,7 @@ class ClaudeCode final : public AgentFormat {
     std::string ctx = join_contexts(a.additional_contexts);
     if (a.kind != SplitOutcome::Kind::accepted) {
       std::string text =
-          a.kind == SplitOutcome::Kind::blocked ? blocked_message(a) : result_text(a.result);
+          a.kind == SplitOutcome::Kind::blocked ? blocked_message(a) : replacement_text(a.result);
       if (failure_event) {
         // PostToolUseFailure reads only additionalContext.
         ctx = text + (ctx.empty() ? "" : "\n\n" + ctx);

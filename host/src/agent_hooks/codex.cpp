@@ -126,7 +126,7 @@ class Codex final : public AgentFormat {
       out["reason"] = blocked_message(a);
     } else if (a.kind == SplitOutcome::Kind::replaced) {
       out["decision"] = "block";
-      out["reason"] = result_text(a.result);
+      out["reason"] = replacement_text(a.result);
     }
     if (std::string ctx = join_contexts(a.additional_contexts); !ctx.empty())
       out["hookSpecificOutput"] =

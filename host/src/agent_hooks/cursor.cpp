@@ -157,7 +157,7 @@ class Cursor final : public AgentFormat {
     std::string ctx = join_contexts(a.additional_contexts);
     if (a.kind != SplitOutcome::Kind::accepted) {
       const bool blocked = a.kind == SplitOutcome::Kind::blocked;
-      std::string text = blocked ? blocked_message(a) : result_text(a.result);
+      std::string text = blocked ? blocked_message(a) : replacement_text(a.result);
       std::string loud;
       if (is_mcp(r.identity.tool) && r.event == "postToolUse") {
         out["updated_mcp_tool_output"] =

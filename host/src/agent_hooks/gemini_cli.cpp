@@ -105,7 +105,7 @@ class GeminiCli final : public AgentFormat {
       out["reason"] = blocked_message(a);
     } else if (a.kind == SplitOutcome::Kind::replaced) {
       out["decision"] = "deny";
-      out["reason"] = result_text(a.result);
+      out["reason"] = replacement_text(a.result);
     }
     if (std::string ctx = join_contexts(a.additional_contexts); !ctx.empty())
       out["hookSpecificOutput"] =

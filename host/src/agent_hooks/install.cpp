@@ -5,6 +5,7 @@
 #include <boost/json/serialize.hpp>
 #include <toolgate/json.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace toolgate::agent_hooks {
@@ -264,6 +265,17 @@ std::string uninstall_hooks(const AgentFormat& f, std::string_view existing,
   if (!changed) return std::string(existing);
   if (hooks->empty()) top.erase("hooks");
   return pretty_json(root);
+}
+
+std::string shell_word(std::string_view word) {
+  auto plain = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("/._-+,:@%").find(c) != std::string_view::npos;
+  };
+  if (!word.empty() && std::all_of(word.begin(), word.end(), plain)) return std::string(word);
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
 }  // namespace toolgate::agent_hooks

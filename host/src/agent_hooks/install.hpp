@@ -43,6 +43,13 @@ std::string install_hooks(const AgentFormat&, std::string_view existing, std::st
 std::string uninstall_hooks(const AgentFormat&, std::string_view existing,
                             std::string_view command);
 
+// `word` as one word of a POSIX shell command line: as it is when it holds
+// only characters no shell treats specially, else in single quotes (each
+// ' written as '\'').  The agents run a hook's command through a shell: an
+// unquoted program path with a space or a `$` in it would fail with 127
+// on every call, which the agents take as "go on".
+std::string shell_word(std::string_view word);
+
 // `v` as JSON text indented by two spaces, keys in their order, with a
 // final newline.
 std::string pretty_json(const boost::json::value& v);

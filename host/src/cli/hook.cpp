@@ -78,8 +78,9 @@ int run_install(const Args& args, bool install) {
     // The small client when it is installed beside this program (it starts
     // several times faster: README "Agents' own tools"), else this program.
     fs::path fast = fs::path(self_exe()).parent_path() / "toolgate-hook";
-    command = ::access(fast.c_str(), X_OK) == 0 ? fast.string() + " " + std::string(f.name())
-                                                : self_exe() + " hook " + std::string(f.name());
+    command = ::access(fast.c_str(), X_OK) == 0
+                  ? agent_hooks::shell_word(fast.string()) + " " + std::string(f.name())
+                  : agent_hooks::shell_word(self_exe()) + " hook " + std::string(f.name());
   }
   const char* home = std::getenv("HOME");
   if (scope == "user" && (!home || !*home))

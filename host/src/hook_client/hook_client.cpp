@@ -226,7 +226,7 @@ agent_hooks::BeforeAnswer before_answer(const json::object& a) {
     out.verdict = SplitBegin::Verdict::deny;
     ToolResult r = result_of(a);
     if (r.error) {
-      out.denied_by = r.error->source + " (" + r.error->code + ")";
+      out.denied_by = r.error->source;  // deny_message adds the code where it says more
       out.error_code = r.error->code;
     }
   } else {
@@ -324,18 +324,37 @@ int answer_hook(const AgentFormat& format, const std::string& who,
   // agents: whatever hangs -- stdin that never closes, plugins loading in
   // process -- the hook answers "blocked" itself before that.
   static std::atomic<int> phase_seen{-1};
-  std::thread([&format, who, bound] {
-    std::this_thread::sleep_for(bound);
-    if (answer_claimed.exchange(true)) return;
-    int p = phase_seen.load();
-    HookReply r = format.fail_closed(
-        p < 0 ? std::nullopt : std::optional<Phase>(static_cast<Phase>(p)),
-        who + ": no answer within " + std::to_string(bound.count()) +
-            " ms (the hook's bound); the call is blocked rather than let through");
-    (void)!::write(1, r.stdout_text.data(), r.stdout_text.size());
-    (void)!::write(2, r.stderr_text.data(), r.stderr_text.size());
-    ::_exit(r.exit_code ? r.exit_code : 2);
-  }).detach();
+  try {
+    std::thread([&format, who, bound] {
+      std::this_thread::sleep_for(bound);
+      if (answer_claimed.exchange(true)) return;
+      int p = phase_seen.load();
+      HookReply r = format.fail_closed(
+          p < 0 ? std::nullopt : std::optional<Phase>(static_cast<Phase>(p)),
+          who + ": no answer within " + std::to_string(bound.count()) +
+              " ms (the hook's bound); the call is blocked rather than let through");
+      (void)!::write(1, r.stdout_text.data(), r.stdout_text.size());
+      (void)!::write(2, r.stderr_text.data(), r.stderr_text.size());
+      ::_exit(r.exit_code ? r.exit_code : 2);
+    }).detach();
+  } catch (const std::exception& e) {
+    // No watchdog (the process or user is at its thread limit): nothing
+    // would bound the wait, so the call is blocked now -- an exception
+    // escaping here would be an exit code the agent reads as "go on".
+    return emit(format.fail_closed(std::nullopt, who + ": cannot start the hook's watchdog (" +
+                                                     e.what() +
+                                                     "); the call is blocked rather than let "
+                                                     "through unbounded"));
+  }
+  // The answer is the hook's last act: once it is written the process
+  // ends at once, without tearing the decider down -- plugins loaded with
+  // --no-daemon could hang or crash while unloading, after the answer,
+  // and an agent that kills a slow hook or reads its answer only at a
+  // clean exit would let the call through.
+  auto answered = [](int code) -> int {
+    std::fflush(nullptr);
+    ::_exit(code);
+  };
 
   std::optional<Phase> phase;
   std::optional<HookRequest> request;
@@ -367,9 +386,9 @@ int answer_hook(const AgentFormat& format, const std::string& who,
     if (request->phase == Phase::before) {
       json::object a = decider->ask(begin_request(*request));
       require_ok(a);
-      return emit(format.before(*request, before_answer(a)));
+      return answered(emit(format.before(*request, before_answer(a))));
     }
-    return emit(format.after(*request, after(*decider, *request)));
+    return answered(emit(format.after(*request, after(*decider, *request))));
   } catch (const agent_hooks::BadPayload& e) {
     return failed(who + ": cannot read the agent's hook payload: " + e.what() +
                   "; is this hook registered for the right agent?");
