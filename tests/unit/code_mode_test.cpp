@@ -134,6 +134,28 @@ TEST(CodeMode, ADeniedSubCallBindsForTheRunWithoutRunningHooksAgain) {
   EXPECT_NE(text.find("refused again"), std::string::npos) << text;
 }
 
+TEST(CodeMode, WhatARunKeepsOfItsRefusalsIsBounded) {
+  // A guard that quotes the argument it refuses (guard-paths quotes a path
+  // it cannot resolve): a script that sends large arguments must not make
+  // the host keep them, per refusal, for the rest of the run.
+  CodeFixture f;
+  f.host.add_guard("test", {"quoting", {"echo"}}, [](const HookCall& c) {
+    return std::optional<std::string>("refused: " + json::serialize(c.arguments));
+  });
+  auto r = f.run(
+      "const big = 'x'.repeat(200000);\n"
+      "for (let i = 0; i < 5; ++i) {\n"
+      "  try { await tools.echo({blob: big + i}); } catch (e) {\n"
+      "    if (e.message.length < 200000) throw new Error('the refusal was cut for the script');\n"
+      "  }\n"
+      "}\n"
+      "return 'done';");
+  ASSERT_FALSE(r.is_error) << text_of(r).substr(0, 2000);
+  const auto text = text_of(r);
+  EXPECT_NE(text.find("toolgate refused 5 tool call(s)"), std::string::npos);
+  EXPECT_LT(text.size(), 20000u) << "the run kept every refusal's whole message";
+}
+
 TEST(CodeMode, ARewriteToDeniedArgumentsIsRefusedBeforeTheGuards) {
   CodeFixture f;
   auto guard_runs = std::make_shared<std::atomic<int>>(0);

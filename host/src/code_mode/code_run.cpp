@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 #include <boost/json.hpp>
 
+#include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -29,12 +30,34 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// The run keeps a key per refused call for as long as it runs: a digest,
+// not the arguments' text, which a script can make megabytes long.
 std::string call_key(std::string_view tool, const json::object& arguments) {
-  std::string key(tool);
-  key += '\n';
+  std::string text(tool);
+  text += '\n';
   // Two argument objects that differ only in key order are the same call.
-  append_canonical_json_text(key, json::value(arguments));
-  return key;
+  append_canonical_json_text(text, json::value(arguments));
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (!EVP_Digest(text.data(), text.size(), digest, &n, EVP_sha256(), nullptr))
+    throw std::runtime_error("cannot hash a sub-call's arguments");
+  return std::string(reinterpret_cast<const char*>(digest), n);
+}
+
+// A refusal as the run keeps it (the refusals list at its end, "refused
+// again" for a repeat): its message cut at 1 KiB.  The script got the whole
+// message when the call was refused; a guard that quotes a large argument
+// must not make the host hold every one until the run ends.
+ErrorInfo kept(const ErrorInfo& e) {
+  constexpr std::size_t limit = 1024;
+  ErrorInfo k = e;
+  k.denials = {};
+  if (k.message.size() > limit) {
+    const std::size_t cut = utf8_prefix(k.message, limit).size();
+    k.message = k.message.substr(0, cut) + "... (" + std::to_string(e.message.size() - cut) +
+                " more bytes)";
+  }
+  return k;
 }
 
 // The host's token for one run: what marks its sub-calls (and only them).
@@ -292,9 +315,10 @@ std::optional<ToolOutput> Run::serve_call(json::object& msg) {
 
   json::object reply{{"type", "result"}, {"id", id->get_int64()}};
   if (is_refusal(r)) {
-    denials_.push_back(Denial{calls_, tool_name, *r.error});
-    refused_.try_emplace(sent_key, *r.error);
-    refused_.try_emplace(call_key(tool_name, binding.final_arguments), *r.error);
+    const ErrorInfo refusal = kept(*r.error);
+    denials_.push_back(Denial{calls_, tool_name, refusal});
+    refused_.try_emplace(sent_key, refusal);
+    refused_.try_emplace(call_key(tool_name, binding.final_arguments), refusal);
     reply["ok"] = false;
     reply["denied"] = true;
     reply["error"] = error_json(*r.error);
