@@ -190,6 +190,27 @@ TEST(FsGate, IntentsFromSeveralThreadsOfOneBodyAreSafe) {
   EXPECT_GE(*trail, std::size_t(threads * intents));  // each intent's verdict
 }
 
+TEST(FsGate, AnFsGuardOverTheGuardDeadlineRefusesTheWrite) {
+  // Like any guard: an answer that comes too late does not count, whatever
+  // it is -- here an abstain after the deadline, which would let it write.
+  HostOptions o;
+  o.guard_deadline = std::chrono::milliseconds(30);
+  Fixture f(o);
+  TempDir dir;
+  const auto ws = fs::canonical(dir.path);
+  for (auto& t : fs_tools::tools({ws})) f.host.register_tool(std::move(t));
+  f.host.add_fs_guard("test", {"slow"}, [](const FsGuardCall&) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(120));
+    return std::optional<std::string>();
+  });
+  auto r = f.call("fs.write", {{"path", "late.txt"}, {"content", "x"}});
+  ASSERT_TRUE(r.is_error) << json::serialize(r.to_json());
+  EXPECT_EQ(r.error->source, "test/slow");
+  EXPECT_NE(r.error->message.find("over its 30 ms deadline"), std::string::npos)
+      << r.error->message;
+  EXPECT_FALSE(fs::exists(ws / "late.txt"));
+}
+
 TEST(FsGate, AThrowingFsGuardDeniesAndAnIntentWithoutTheEngineIsDenied) {
   FsFixture f;
   f.host.add_fs_guard("test", {"broken"}, [](const FsGuardCall&) -> std::optional<std::string> {

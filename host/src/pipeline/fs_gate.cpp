@@ -208,13 +208,25 @@ FsDecision fs_intent(const HookCall& call, FsIntentKind kind, std::string_view r
   FsIntent intent{kind, r->path, requested, r->exists, r->via_link, hash};
   const auto& info_ = info(HookKind::fs_guard);
   std::string message, first;
+  const auto deadline = s->options.guard_deadline;
   for (const auto& g : s->gen.fs_guards) {
     std::optional<std::string> reason;
+    const auto started = deadline.count() > 0 ? coarse_now() : std::chrono::milliseconds{};
     auto run = invoke_hook(*s, info_.stage, g, [&] {
       HookCall view = s->view(info_.stage);
       reason = g.fn(FsGuardCall{view, intent});
     });
     if (!run.ran) continue;
+    // The guards' deadline holds here too: an answer over it does not
+    // count, whatever it was, and the mutation is refused (fail closed).
+    if (const auto spent = coarse_now() - started; deadline.count() > 0 && spent > deadline) {
+      s->record(info_.stage, g.id, "timeout", run.took, {{"ms", spent.count()}});
+      if (!message.empty()) message += "; ";
+      message += "fs guard " + g.id + " took " + std::to_string(spent.count()) + " ms, over its " +
+                 std::to_string(deadline.count()) + " ms deadline";
+      if (first.empty()) first = g.id;
+      continue;
+    }
     if (!run.ok) {
       // Fail closed: a guard that cannot answer denies the mutation.
       // Shadow mode included, as for guards: that is a broken invariant.

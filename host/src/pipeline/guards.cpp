@@ -4,19 +4,7 @@
 #include "invoke.hpp"
 #include "stages.hpp"
 
-#include <time.h>
-
 namespace toolgate::detail {
-
-// A coarse monotonic clock: a few nanoseconds to read, millisecond
-// resolution -- enough for a deadline in seconds, cheap enough to read
-// around every guard of every call.
-static std::chrono::milliseconds coarse_now() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return std::chrono::seconds(ts.tv_sec) + std::chrono::duration_cast<std::chrono::milliseconds>(
-                                               std::chrono::nanoseconds(ts.tv_nsec));
-}
 
 void run_guards(CallState& s) {
   if (s.gen.guards.empty()) return;

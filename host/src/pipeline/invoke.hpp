@@ -6,12 +6,24 @@
 
 #include "call_state.hpp"
 
+#include <time.h>
+
 #include <chrono>
 #include <string>
 #include <string_view>
 #include <utility>
 
 namespace toolgate::detail {
+
+// A coarse monotonic clock: a few nanoseconds to read, millisecond
+// resolution -- enough for a guard's deadline in seconds, cheap enough to
+// read around every guard of every call (guards.cpp, fs_gate.cpp).
+inline std::chrono::milliseconds coarse_now() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               std::chrono::nanoseconds(ts.tv_nsec));
+}
 
 struct Invocation {
   bool ran = false;   // false: the hook's tool filter skips this call
