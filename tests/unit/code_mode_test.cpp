@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <future>
 #include <thread>
 
 using namespace tgtest;
@@ -154,6 +155,43 @@ TEST(CodeMode, WhatARunKeepsOfItsRefusalsIsBounded) {
   const auto text = text_of(r);
   EXPECT_NE(text.find("toolgate refused 5 tool call(s)"), std::string::npos);
   EXPECT_LT(text.size(), 20000u) << "the run kept every refusal's whole message";
+}
+
+TEST(CodeMode, ABindingWithdrawnByAReloadMidRunIsNotCallable) {
+  // The generation a sub-call runs in decides what a script may call: a
+  // tool whose binding is withdrawn while the script runs (an MCP tool whose
+  // pin drifted) is refused from then on, though it was bound at the start.
+  CodeFixture f;
+  auto entered = std::make_shared<std::promise<void>>();
+  auto go = std::make_shared<std::promise<void>>();
+  ToolDefinition gate;
+  gate.name = "gate";
+  gate.execute = [entered, go, wait = go->get_future().share()](const ToolContext&) {
+    entered->set_value();
+    wait.wait();
+    return ToolOutput::success(true);
+  };
+  f.host.register_tool(std::move(gate));
+  auto run = std::async(std::launch::async, [&f] {
+    return f.run("await tools.gate();\nreturn await tools.echo({a: 1});");
+  });
+  entered->get_future().wait();
+  ToolDefinition untrusted;
+  untrusted.name = "echo";
+  untrusted.code_binding = false;
+  auto runs = std::make_shared<std::atomic<int>>(0);
+  untrusted.execute = [runs](const ToolContext&) {
+    ++*runs;
+    return ToolOutput::success("ran");
+  };
+  f.host.set_tools({std::move(untrusted)});
+  go->set_value();
+  auto r = run.get();
+  ASSERT_TRUE(r.is_error) << text_of(r);
+  EXPECT_NE(text_of(r).find("not one of the tools a script can call"), std::string::npos)
+      << text_of(r);
+  EXPECT_EQ(*runs, 0);
+  EXPECT_EQ(*f.body_runs, 0);
 }
 
 TEST(CodeMode, ARewriteToDeniedArgumentsIsRefusedBeforeTheGuards) {

@@ -3,11 +3,25 @@
 #include "../json_util.hpp"
 #include "stages.hpp"
 
+#include <toolgate/code_mode.hpp>
+
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 
 namespace toolgate::detail {
+
+namespace {
+
+// Whether a script may call `tool` in `gen`: Code Mode is on there
+// (run_code is one of its tools) and the tool is one of its bindings.
+bool callable_from_code(const Generation& gen, std::string_view tool) {
+  if (tool == code_mode_tool || !gen.tools.count(code_mode_tool)) return false;
+  auto it = gen.tools.find(tool);
+  return it != gen.tools.end() && it->second->def.code_binding;
+}
+
+}  // namespace
 
 std::string new_call_id() {
   static std::atomic<std::uint64_t> counter{0};
@@ -71,6 +85,18 @@ void decide_call(CallState& s, ToolCall& call, const DecideOptions& how) {
   if (how.sub_call && how.sub_call->refuse_now) {
     s.fail(how.sub_call->refuse_now->code, how.sub_call->refuse_now->message,
            how.sub_call->refuse_now->stage, how.sub_call->refuse_now->source);
+    return;
+  }
+  if (how.sub_call && !callable_from_code(s.gen, s.identity.tool)) {
+    // The run listed its bindings when it started; the generation this
+    // sub-call runs in decides: a reload may since have withdrawn the
+    // tool's binding (an MCP tool whose pin drifted) or Code Mode itself
+    // (a locked "enabled": false).
+    s.fail(error_code::denied,
+           "\"" + s.identity.tool +
+               "\" is not one of the tools a script can call (any more: the host's tools or "
+               "Code Mode changed while this script ran)",
+           stage::call, "host/code-mode");
     return;
   }
   auto it = s.gen.tools.find(s.identity.tool);
