@@ -2,6 +2,8 @@
 // real bubblewrap; every tool it calls goes through the pipeline.
 #include "test_support.hpp"
 
+#include "fs_tools.hpp"
+
 #include <toolgate/json.hpp>
 
 #include <arpa/inet.h>
@@ -12,6 +14,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <thread>
 
@@ -192,6 +196,30 @@ TEST(CodeMode, ABindingWithdrawnByAReloadMidRunIsNotCallable) {
       << text_of(r);
   EXPECT_EQ(*runs, 0);
   EXPECT_EQ(*f.body_runs, 0);
+}
+
+TEST(CodeMode, AScriptThatIsToldToReadFirstCanReadAndThenEdit) {
+  // Read-before-edit refuses an edit of a file the session has not read,
+  // and says "read it first": that refusal depends on what the session did,
+  // so it does not bind the run -- the same edit after a read goes through.
+  CodeFixture f;
+  TempDir dir;
+  const auto ws = std::filesystem::canonical(dir.path);
+  std::ofstream(ws / "notes.txt") << "one two three";
+  for (auto& t : fs_tools::tools({ws})) f.host.register_tool(std::move(t));
+  f.host.enable_code_mode(unconfined());
+  auto r = f.run(
+      "const edit = {path: 'notes.txt', old: 'two', new: '2'};\n"
+      "let first = 'ran';\n"
+      "try { await callTool('fs.edit', edit); } catch (e) { first = e.source; }\n"
+      "await callTool('fs.read', {path: 'notes.txt'});\n"
+      "await callTool('fs.edit', edit);\n"
+      "return first;");
+  ASSERT_FALSE(r.is_error) << text_of(r);
+  EXPECT_EQ(r.value->as_string(), "host/read-before-edit");
+  std::ifstream in(ws / "notes.txt");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "one 2 three");
 }
 
 TEST(CodeMode, ARewriteToDeniedArgumentsIsRefusedBeforeTheGuards) {

@@ -317,8 +317,13 @@ std::optional<ToolOutput> Run::serve_call(json::object& msg) {
   if (is_refusal(r)) {
     const ErrorInfo refusal = kept(*r.error);
     denials_.push_back(Denial{calls_, tool_name, refusal});
-    refused_.try_emplace(sent_key, refusal);
-    refused_.try_emplace(call_key(tool_name, binding.final_arguments), refusal);
+    // Read-before-edit's refusal depends on what the session has read, and
+    // says "read it first": binding it would refuse the very retry it asks
+    // for.  The host checks it again on the next call, before any write.
+    if (refusal.source != "host/read-before-edit") {
+      refused_.try_emplace(sent_key, refusal);
+      refused_.try_emplace(call_key(tool_name, binding.final_arguments), refusal);
+    }
     reply["ok"] = false;
     reply["denied"] = true;
     reply["error"] = error_json(*r.error);
