@@ -267,3 +267,18 @@ TEST(SplitCall, ARegisteredToolLendsItsAnnotationsButItsBodyNeverRuns) {
   f.host.complete_call(b.call_id, text_result("done"));
   EXPECT_EQ(*f.body_runs, 0);
 }
+
+TEST(SplitCall, AResultThatCannotBeSnapshottedIsBlockedNotAccepted) {
+  // Normalization runs after post-execute: when it fails, the result is
+  // the host's failure, and the caller must not be told "accepted" (it
+  // would hand the model the output the host could not check).
+  HostOptions o;
+  o.max_result_bytes = 1024;
+  Fixture f(o);
+  auto b = f.host.begin_call(bash("cat big.txt", "big"));
+  ASSERT_EQ(b.verdict, SplitBegin::Verdict::allow);
+  auto out = f.host.complete_call("big", text_result(std::string(4096, 'x')));
+  EXPECT_EQ(out.kind, SplitOutcome::Kind::blocked);
+  ASSERT_TRUE(out.result.error);
+  EXPECT_EQ(out.result.error->code, "snapshot_failed");
+}

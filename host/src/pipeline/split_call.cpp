@@ -69,6 +69,12 @@ SplitOutcome complete_split(SplitCall& c, ToolResult reported) {
                                        : SplitOutcome::Kind::accepted;
   std::vector<QueuedContext> contexts;
   finish_call(s, &contexts);
+  // Normalization and finalize run after the verdict above: when either
+  // failed, the result is the host's own failure, and the caller must not
+  // hand the model the output the host could not check.
+  if (const auto& e = s.result.error;
+      e && (e->stage == stage::normalize || (e->stage == stage::finalize && e->source == "host")))
+    out.kind = SplitOutcome::Kind::blocked;
   out.result = std::move(s.result);
   out.additional_contexts = context_texts(contexts);
   return out;
