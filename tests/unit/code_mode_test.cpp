@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <openssl/evp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -442,6 +443,35 @@ TEST(CodeMode, OutputIsBounded) {
 // channel.  Each probe gets the real `process` the way any escape would.
 namespace {
 constexpr const char* escape = "const P = console.log.constructor('return process')();\n";
+}
+
+TEST(CodeMode, NativeCodeInTheSandboxCannotHoldUncountedMemory) {
+  // A script that escapes the vm can load native code: it writes a shared
+  // object to its /tmp and calls process.dlopen.  That code must find no
+  // memory that no rlimit counts -- memfd_create and SysV shared memory are
+  // refused, io_uring does not exist -- and few descriptors.
+  std::ifstream in(TOOLGATE_TEST_PLUGIN_DIR "/sandbox_probe.so", std::ios::binary);
+  const std::string so((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(so.empty());
+  std::string b64(4 * ((so.size() + 2) / 3) + 1, '\0');
+  b64.resize(static_cast<std::size_t>(EVP_EncodeBlock(
+      reinterpret_cast<unsigned char*>(b64.data()),
+      reinterpret_cast<const unsigned char*>(so.data()), static_cast<int>(so.size()))));
+  CodeFixture f;
+  auto r = f.run(std::string(escape) +
+                 "if (!P.getBuiltinModule) return 'skip';\n"
+                 "const fs = P.getBuiltinModule('fs');\n"
+                 "const { Buffer } = P.getBuiltinModule('buffer');\n"
+                 "fs.writeFileSync('/tmp/probe.so', Buffer.from('" +
+                 b64 +
+                 "', 'base64'));\n"
+                 "try { P.dlopen({exports: {}}, '/tmp/probe.so'); } catch (e) {}\n"
+                 "return fs.readFileSync('/tmp/sandbox-probe.txt', 'utf8');");
+  ASSERT_FALSE(r.is_error) << text_of(r);
+  if (r.value->as_string() == "skip")
+    GTEST_SKIP() << "this Node.js has no process.getBuiltinModule (20.16 and later have it)";
+  EXPECT_EQ(std::string(r.value->as_string()),
+            "memfd_create=1 shmget=1 io_uring_setup=38 nofile=256");
 }
 
 TEST(CodeMode, GarbageFromTheRunnerEndsTheRun) {

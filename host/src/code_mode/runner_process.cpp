@@ -87,6 +87,14 @@ const std::string& no_new_processes_filter() {
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
                            SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+    // Memory no rlimit counts: a memfd's pages count against no address
+    // space until mapped (only its size is bounded, by RLIMIT_FSIZE, and
+    // their number by RLIMIT_NOFILE), SysV shared memory outlives its
+    // mapping, and io_uring's rings are the kernel's.  Node uses none of
+    // them; native code a script loads (process.dlopen) could.
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(memfd_create), 0);
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(shmget), 0);
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(io_uring_setup), 0);
     int fd = ::memfd_create("toolgate-seccomp", MFD_CLOEXEC);
     if (rc == 0 && fd >= 0 && seccomp_export_bpf(ctx, fd) == 0) {
       off_t size = ::lseek(fd, 0, SEEK_END);
@@ -245,12 +253,18 @@ std::unique_ptr<RunnerProcess> RunnerProcess::start(const RunnerSpawn& how) {
     struct rlimit fsize {
       how.tmp_bytes, how.tmp_bytes
     };
+    // Node needs a few dozen descriptors; each one more a script holds is
+    // kernel memory (and a file up to the size limit).
+    struct rlimit nofile_limit {
+      256, 256
+    };
     // The limits last, through raw syscalls up to the exec: a sanitizer's
     // interceptors allocate, and under the address-space limit they fail
     // (ThreadSanitizer's shadow memory alone is far over 2 GiB).
     ::syscall(SYS_prlimit64, 0, RLIMIT_CPU, &cpu, nullptr);
     ::syscall(SYS_prlimit64, 0, RLIMIT_CORE, &core, nullptr);
     ::syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, &fsize, nullptr);
+    ::syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &nofile_limit, nullptr);
     ::syscall(SYS_prlimit64, 0, RLIMIT_AS, &as, nullptr);
     ::syscall(SYS_execve, program.c_str(), argv.data(), envp);
     ::_exit(127);
