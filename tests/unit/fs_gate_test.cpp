@@ -211,6 +211,36 @@ TEST(FsGate, AnFsGuardOverTheGuardDeadlineRefusesTheWrite) {
   EXPECT_FALSE(fs::exists(ws / "late.txt"));
 }
 
+TEST(FsGate, AFileToolDoesNotFollowALinkSwappedInAfterTheCheck) {
+  // The race, made certain: between the gate's check of the resolved path
+  // and the tool's write, someone else puts a link there.  The write must
+  // not follow it to where the gate never looked.
+  FsFixture f;
+  TempDir outside;
+  const auto secret = fs::canonical(outside.path) / "secret.txt";
+  const auto target = f.ws / "new.txt";
+  f.host.add_fs_guard("test", {"swapper"}, [&](const FsGuardCall& c) {
+    if (std::string_view(c.intent.path) == target.string()) fs::create_symlink(secret, target);
+    return std::optional<std::string>();  // the path it checked was fine
+  });
+  auto r = f.run("fs.write", {{"path", "new.txt"}, {"content", "planted"}});
+  EXPECT_TRUE(r.is_error) << json::serialize(r.to_json());
+  EXPECT_FALSE(fs::exists(secret)) << "the write followed the link: " << slurp(secret);
+  // A folder on the way swapped for a link is not followed either.
+  fs::create_directories(f.ws / "sub");
+  const auto sub = f.ws / "sub";
+  f.host.add_fs_guard("test", {"folder-swapper"}, [&](const FsGuardCall& c) {
+    if (std::string_view(c.intent.path) == (sub / "a.txt").string()) {
+      fs::remove(sub);
+      fs::create_directory_symlink(fs::canonical(outside.path), sub);
+    }
+    return std::optional<std::string>();
+  });
+  r = f.run("fs.write", {{"path", "sub/a.txt"}, {"content", "planted"}});
+  EXPECT_TRUE(r.is_error) << json::serialize(r.to_json());
+  EXPECT_FALSE(fs::exists(fs::canonical(outside.path) / "a.txt"));
+}
+
 TEST(FsGate, AThrowingFsGuardDeniesAndAnIntentWithoutTheEngineIsDenied) {
   FsFixture f;
   f.host.add_fs_guard("test", {"broken"}, [](const FsGuardCall&) -> std::optional<std::string> {

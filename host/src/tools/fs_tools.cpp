@@ -2,7 +2,12 @@
 
 #include <boost/json.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -83,14 +88,46 @@ struct Workspace {
     return text;
   }
 
+  // Writes `p`, the path the fs gate resolved and checked (absolute, no
+  // links), without following a link anywhere on it: one put there after
+  // the check -- by another process, or a tool racing this one -- makes
+  // the write fail instead of landing where the gate never looked.  Each
+  // folder is opened from the one before with O_NOFOLLOW, then the file.
   static bool write_all(const fs::path& p, std::string_view text, std::string* why) {
-    std::ofstream out(p, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) {
-      *why = "cannot write " + p.string();
+    auto fail = [&](const std::string& what, int error = errno) {
+      *why = "cannot write " + p.string() + ": " + what + " (" + std::strerror(error) + ")";
       return false;
+    };
+    if (!p.is_absolute() || !p.has_filename()) return fail("not an absolute file path");
+    int dir = ::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return fail("cannot open /");
+    const fs::path folders = p.parent_path().relative_path();
+    for (const auto& part : folders) {
+      const int next = ::openat(dir, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      const int error = errno;
+      ::close(dir);
+      if (next < 0)
+        return fail(error == ELOOP || error == ENOTDIR
+                        ? "the folder " + part.string() + " is a link now, or no folder"
+                        : "cannot open the folder " + part.string(),
+                    error);
+      dir = next;
     }
+    const int fd = ::openat(dir, p.filename().c_str(),
+                            O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    const int error = errno;
+    ::close(dir);
+    if (fd < 0) return fail(error == ELOOP ? "the file is a link now" : "cannot open it", error);
+    for (std::size_t done = 0; done < text.size();) {
+      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ::close(fd);
+        return fail("the write failed");
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    if (::close(fd) != 0) return fail("the write failed");
     return true;
   }
 };
