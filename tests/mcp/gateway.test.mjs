@@ -605,6 +605,25 @@ test('raw: a tools/call sent as a notification never reaches the server', async 
   assert.deepEqual(await g.exited, { code: 0, signal: null });
 });
 
+test('raw: a carriage return inside a message cannot make a second message for the server', async () => {
+  const log = newLog();
+  const g = rawGateway([], log, {
+    manifestFile: testManifest('deny-all', [testkit({ guard: 'deny' })]), server: rawServer });
+  g.send(init);
+  await g.next((m) => m.id === 1);
+  // One notification to JSON (a bare CR is whitespace); three lines to a
+  // reader that ends lines at CR, the middle one a tools/call no hook saw.
+  const inner = JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'tools/call',
+    params: { name: 'run', arguments: { tag: 'smuggled' } } });
+  g.send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{"x":\r${inner}\r}}`);
+  g.send({ jsonrpc: '2.0', id: 3, method: 'ping' });
+  await g.next((m) => m.id === 3);  // the server has read everything sent before
+  assert.doesNotMatch(readLog(log), /executed run smuggled/);
+  assert.doesNotMatch(readLog(log), /unparsable/, 'the server read the message in pieces');
+  g.child.stdin.end();
+  assert.deepEqual(await g.exited, { code: 0, signal: null });
+});
+
 test("raw: a plugin tool named like a server tool is refused, naming both, and neither runs", async () => {
   const log = newLog();
   const g = rawGateway([], log, {

@@ -36,7 +36,11 @@ let pendingSample = null;  // the tools/call waiting for its sampling answer
 let first = true;
 if (process.env.TG_TEST_INIT_FIRST) log(`started ${process.pid}`);
 createInterface({ input: process.stdin }).on('line', (line) => {
-  const m = JSON.parse(line);
+  // Like many hand-written servers (and the Python SDK's), it skips what it
+  // cannot parse and reads on -- and node's readline ends a line at a bare
+  // CR as well as at LF.
+  let m;
+  try { m = JSON.parse(line); } catch { log('unparsable'); return; }
   if (first && process.env.TG_TEST_INIT_FIRST && m.method !== 'initialize') process.exit(3);
   first = false;
   if (m.id === 't-1' && !m.method) return log(`tasks/get answered ${line}`);

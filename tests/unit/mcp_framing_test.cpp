@@ -38,6 +38,15 @@ TEST(McpFraming, StripsCarriageReturnsAndSkipsBlankLines) {
   EXPECT_EQ(out[0].text, "{\"a\":1}");
 }
 
+TEST(McpFraming, ACarriageReturnInsideALineBecomesASpace) {
+  // JSON reads it as whitespace; a peer that ends lines at CR would read
+  // the relayed text as three messages.
+  LineSplitter s(1024);
+  auto out = split(s, {"{\"a\":\r{\"b\":1}\r}\r\n"});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].text, "{\"a\": {\"b\":1} }");
+}
+
 TEST(McpFraming, AnOversizeLineIsDroppedWholeAndTheNextOneSurvives) {
   LineSplitter s(16);
   std::string big(40, 'x');

@@ -26,6 +26,12 @@ void LineSplitter::complete(std::vector<Frame>& out) {
     return;
   }
   if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+  // A carriage return inside the line is whitespace to JSON (inside a
+  // string it would have to be escaped), but a peer that ends lines at CR
+  // -- node's readline, Python's text-mode stdin, which the official
+  // Python SDK reads -- would read the relayed text as several messages,
+  // one of them a request no hook saw.  It is relayed as a space.
+  std::replace(line_.begin(), line_.end(), '\r', ' ');
   if (!blank(line_)) {
     std::size_t n = line_.size();
     out.push_back({Frame::Kind::message, std::move(line_), n, std::nullopt});
