@@ -203,3 +203,39 @@ TEST(HookInstall, TheProgramPathIsOneShellWord) {
     EXPECT_EQ(out, path) << word;
   }
 }
+
+TEST(HookInstall, AnEarlierInstallWithTheOtherProgramIsReplaced) {
+  // `install` picks toolgate-hook when it is installed beside toolgate, so
+  // a second install can write another command for the same hook.  Both
+  // entries would run, begin the same call twice, and the daemon would
+  // deny every call as a duplicate id: the earlier entry is replaced.
+  for (auto name : format_names()) {
+    const AgentFormat& f = fmt(name);
+    const std::string agent(name);
+    const std::string slow = "/usr/bin/toolgate hook " + agent;
+    const std::string fast = "'/opt/My Tools/toolgate-hook' " + agent;
+    const std::string other_agent =
+        "/usr/bin/toolgate-hook " + std::string(name == "codex" ? "cursor" : "codex");
+    std::string text = install_hooks(f, name == "cursor" ? "" : kClaudeSettings, slow);
+    text = install_hooks(f, text, other_agent);  // not this agent's: kept
+    text = install_hooks(f, text, fast);
+    const json::value root = json::parse(text);
+    const auto& l_events = name == "cursor"       ? std::vector<std::string>{"preToolUse"}
+                           : name == "gemini-cli" ? std::vector<std::string>{"BeforeTool"}
+                                                  : std::vector<std::string>{"PreToolUse"};
+    for (const auto& event : l_events) {
+      const bool nested = name != "cursor";
+      EXPECT_EQ(handlers(root, event, slow, nested).size(), 0u) << name << "\n" << text;
+      EXPECT_EQ(handlers(root, event, fast, nested).size(), 1u) << name;
+      EXPECT_EQ(handlers(root, event, other_agent, nested).size(), 1u) << name;
+    }
+    if (name != "cursor") {
+      EXPECT_EQ(handlers(root, "PreToolUse", "/opt/lint.sh").size(), 1u);
+    }
+    // Uninstalling with either program removes toolgate's hook for the
+    // agent, and nothing else.
+    const json::value back = json::parse(uninstall_hooks(f, text, slow));
+    for (const auto& event : l_events)
+      EXPECT_EQ(handlers(back, event, fast, name != "cursor").size(), 0u) << name;
+  }
+}

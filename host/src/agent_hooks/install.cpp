@@ -6,6 +6,7 @@
 #include <toolgate/json.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace toolgate::agent_hooks {
@@ -93,10 +94,80 @@ json::array& group_handlers(json::value& group, const std::string& pointer) {
   return hs->get_array();
 }
 
-bool runs(const json::value& handler, std::string_view command) {
+// The handler's command, or nullopt when it has none.
+std::optional<std::string_view> command_of(const json::value& handler) {
   const auto* o = handler.if_object();
   const json::value* c = o ? o->if_contains("command") : nullptr;
-  return c && c->is_string() && c->get_string() == command;
+  if (!c || !c->is_string()) return std::nullopt;
+  return std::string_view(c->get_string());
+}
+
+bool runs(const json::value& handler, std::string_view command) {
+  return command_of(handler) == command;
+}
+
+// Whether `command` is one install wrote for `agent`, with whichever
+// program: ".../toolgate-hook AGENT" or ".../toolgate hook AGENT" (the
+// program path as one shell word, quoted or not).  An earlier install's
+// entry with the other program would run beside the new one, and two hooks
+// beginning the same call make the daemon refuse the second as a duplicate
+// id: every call would be denied.
+bool toolgate_command_for(std::string_view command, std::string_view agent) {
+  auto strip_suffix = [&](std::string_view suffix) {
+    if (!command.ends_with(suffix)) return false;
+    command.remove_suffix(suffix.size());
+    return true;
+  };
+  if (!strip_suffix(std::string(" ") + std::string(agent))) return false;
+  const bool via_hook = strip_suffix(" hook");
+  strip_suffix("'");
+  return strip_suffix(via_hook ? "/toolgate" : "/toolgate-hook") ||
+         command == (via_hook ? "toolgate" : "toolgate-hook");
+}
+
+// Removes every handler `remove` picks from the agent's events, dropping
+// matcher groups, event arrays and a hooks object left empty by the
+// removal but nothing else.  Whether anything was removed.
+template <class Pick>
+bool remove_handlers(json::object& top, const Layout& l, Pick&& remove) {
+  json::object* hooks = hooks_object(top, false);
+  if (!hooks) return false;
+  bool changed = false;
+  for (std::string_view event : l.events) {
+    std::string pointer = "/hooks/" + ::toolgate::detail::pointer_token(event);
+    json::value* ev = hooks->if_contains(event);
+    if (!ev) continue;
+    if (!ev->is_array()) bad_shape(pointer, "an array of hook entries");
+    json::array& entries = ev->get_array();
+    bool removed_here = false;
+    for (std::size_t i = entries.size(); i-- > 0;) {
+      if (!l.nested) {
+        if (remove(entries[i])) {
+          entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(i));
+          removed_here = true;
+        }
+        continue;
+      }
+      json::array& hs = group_handlers(entries[i], pointer + "/" + std::to_string(i));
+      bool removed_in_group = false;
+      for (std::size_t j = hs.size(); j-- > 0;) {
+        if (remove(hs[j])) {
+          hs.erase(hs.begin() + static_cast<std::ptrdiff_t>(j));
+          removed_in_group = true;
+        }
+      }
+      if (removed_in_group) {
+        removed_here = true;
+        if (hs.empty()) entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+    if (removed_here) {
+      changed = true;
+      if (entries.empty()) hooks->erase(event);
+    }
+  }
+  if (changed && hooks->empty()) top.erase("hooks");
+  return changed;
 }
 
 // Whether the event's array at `pointer` already holds a handler running
@@ -188,8 +259,13 @@ std::string install_hooks(const AgentFormat& f, std::string_view existing,
   const bool empty_file = existing.find_first_not_of(" \t\r\n") == std::string_view::npos;
   json::value root = empty_file ? json::value(json::object()) : parse_settings(existing);
   json::object& top = root.get_object();
+  // An earlier install's toolgate hook for this agent with another program
+  // is replaced, not kept beside this one (toolgate_command_for).
+  bool changed = remove_handlers(top, l, [&](const json::value& h) {
+    auto c = command_of(h);
+    return c && *c != command && toolgate_command_for(*c, f.name());
+  });
   json::object* hooks = hooks_object(top, false);
-  bool changed = false;
   if (!hooks) {
     hooks = hooks_object(top, true);
     changed = true;
@@ -225,45 +301,13 @@ std::string uninstall_hooks(const AgentFormat& f, std::string_view existing,
   const Layout& l = layout_of(f);
   if (existing.find_first_not_of(" \t\r\n") == std::string_view::npos) return std::string(existing);
   json::value root = parse_settings(existing);
-  json::object& top = root.get_object();
-  json::object* hooks = hooks_object(top, false);
-  if (!hooks) return std::string(existing);
-  bool changed = false;
-  for (std::string_view event : l.events) {
-    std::string pointer = "/hooks/" + ::toolgate::detail::pointer_token(event);
-    json::value* ev = hooks->if_contains(event);
-    if (!ev) continue;
-    if (!ev->is_array()) bad_shape(pointer, "an array of hook entries");
-    json::array& entries = ev->get_array();
-    bool removed_here = false;
-    for (std::size_t i = entries.size(); i-- > 0;) {
-      if (!l.nested) {
-        if (runs(entries[i], command)) {
-          entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(i));
-          removed_here = true;
-        }
-        continue;
-      }
-      json::array& hs = group_handlers(entries[i], pointer + "/" + std::to_string(i));
-      bool removed_in_group = false;
-      for (std::size_t j = hs.size(); j-- > 0;) {
-        if (runs(hs[j], command)) {
-          hs.erase(hs.begin() + static_cast<std::ptrdiff_t>(j));
-          removed_in_group = true;
-        }
-      }
-      if (removed_in_group) {
-        removed_here = true;
-        if (hs.empty()) entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(i));
-      }
-    }
-    if (removed_here) {
-      changed = true;
-      if (entries.empty()) hooks->erase(event);
-    }
-  }
+  // This command's handlers, and any toolgate hook for this agent an
+  // earlier install wrote with the other program.
+  const bool changed = remove_handlers(root.get_object(), l, [&](const json::value& h) {
+    auto c = command_of(h);
+    return c && (*c == command || toolgate_command_for(*c, f.name()));
+  });
   if (!changed) return std::string(existing);
-  if (hooks->empty()) top.erase("hooks");
   return pretty_json(root);
 }
 
