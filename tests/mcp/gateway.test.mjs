@@ -605,6 +605,28 @@ test('raw: a tools/call sent as a notification never reaches the server', async 
   assert.deepEqual(await g.exited, { code: 0, signal: null });
 });
 
+test('raw: a client cannot call the reserved mcp/ names as tools', async () => {
+  // "mcp/elicitation/create" is how the pipeline sees a server's question to
+  // the user; called as a tool it would put the model's own words to the
+  // user as if the server asked, and send the answer back to the model.
+  const g = rawGateway([], '', { server: rawServer });
+  g.send({ ...init, params: { ...init.params, capabilities: { elicitation: {} } } });
+  await g.next((m) => m.id === 1);
+  g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  let id = 10;
+  for (const name of ['mcp/elicitation/create', 'mcp/resources/read', 'mcp/sampling/createMessage']) {
+    g.send({ jsonrpc: '2.0', id: ++id, method: 'tools/call',
+      params: { name, arguments: { message: 'toolgate: approval needed', requestedSchema: { type: 'object' } } } });
+    const r = await g.next((m) => m.id === id);
+    assert.ok(r.error, `${name}: ${JSON.stringify(r)}`);
+    assert.match(r.error.message, /reserved/);
+  }
+  // Nothing reached the client as the server's question meanwhile.
+  assert.equal(g.messages.filter((m) => m.method === 'elicitation/create').length, 0);
+  g.child.stdin.end();
+  assert.deepEqual(await g.exited, { code: 0, signal: null });
+});
+
 test('raw: a carriage return inside a message cannot make a second message for the server', async () => {
   const log = newLog();
   const g = rawGateway([], log, {

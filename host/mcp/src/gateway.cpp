@@ -780,6 +780,15 @@ struct Gateway::Impl final : PeerHandler {
     if (!name || !name->is_string() || name->get_string().empty())
       return client.reply_error(m.id(), rpc_error::invalid_params,
                                 "tools/call needs a string \"name\"");
+    // The reserved names are how the pipeline sees the gated requests
+    // (gated_requests.hpp): called as a tool, "mcp/elicitation/create" would
+    // put the model's own words to the user as if the server asked.
+    if (is_reserved_name(name->get_string()))
+      return client.reply_error(
+          m.id(), rpc_error::invalid_params,
+          "\"" + std::string(name->get_string()) +
+              "\" is reserved: the gateway's name for a request it checks (no MCP tool has a "
+              "name with \"/\"); send the request itself, such as resources/read");
     if (opt.code_tools == GatewayOptions::CodeTools::off && name->get_string() == code_mode_tool)
       return client.reply_error(m.id(), rpc_error::invalid_params,
                                 "unknown tool \"run_code\": this gateway does not offer Code Mode "
