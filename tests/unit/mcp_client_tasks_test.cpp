@@ -77,3 +77,19 @@ TEST(McpClientTasks, UnknownIdsTtlClampsAndTheBound) {
   ASSERT_EQ(list.size(), 2u);
   EXPECT_TRUE(t.list(4, json::object{{"cursor", "x"}}).is_error);
 }
+
+TEST(McpClientTasks, ParkedResultsPerTaskAreBounded) {
+  // Each parked tasks/result is a request the gateway answers later: a
+  // client that sends them without end must not grow the table without end.
+  ClientTasks t;
+  auto id = t.create("call-1", 60000);
+  ASSERT_TRUE(id);
+  for (int i = 0; i < int(ClientTasks::max_waiting_per_task); ++i)
+    EXPECT_FALSE(t.result(i, of(*id))) << i;  // parked
+  auto refused = t.result(-1, of(*id));
+  ASSERT_TRUE(refused);
+  EXPECT_TRUE(refused->is_error);
+  EXPECT_NE(refused->body_text.find("waiting"), std::string::npos) << refused->body_text;
+  // The parked ones are all answered when the call ends.
+  EXPECT_EQ(t.finish(*id, false, "{}").size(), ClientTasks::max_waiting_per_task);
+}

@@ -31,9 +31,9 @@ bool announces(const json::object& capabilities, std::string_view capability) {
 }
 }  // namespace
 
-bool ClientSubscriptions::open(const json::value& id, const json::object& params,
-                               const json::object& capabilities,
-                               const std::function<void(json::object)>& acknowledge) {
+ClientSubscriptions::Opened ClientSubscriptions::open(
+    const json::value& id, const json::object& params, const json::object& capabilities,
+    const std::function<void(json::object)>& acknowledge) {
   const auto* asked = params.if_contains("notifications");
   Subscription s{heap_copy(id), {}};  // kept for as long as it is open
   json::object honoured;
@@ -49,11 +49,12 @@ bool ClientSubscriptions::open(const json::value& id, const json::object& params
   const auto key = id_key(id);
   if (std::any_of(open_.begin(), open_.end(),
                   [&](const Subscription& o) { return id_key(o.id) == key; }))
-    return false;
+    return Opened::id_in_use;
+  if (open_.size() >= max_open) return Opened::too_many;
   open_.push_back(std::move(s));
   acknowledge(json::object{{"_meta", json::object{{subscription_key, id}}},
                            {"notifications", std::move(honoured)}});
-  return true;
+  return Opened::yes;
 }
 
 bool ClientSubscriptions::cancel(const json::value& id) {

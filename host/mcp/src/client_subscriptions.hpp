@@ -32,11 +32,14 @@ class ClientSubscriptions {
   // initialize result declared `capabilities`: `acknowledge` gets the
   // params of its notifications/subscriptions/acknowledged (the
   // subscription id in _meta, and the notifications it will get), called
-  // before deliver() can hand the subscription anything.  false when a
-  // subscription with that id is open already.
-  bool open(const boost::json::value& id, const boost::json::object& params,
-            const boost::json::object& capabilities,
-            const std::function<void(boost::json::object)>& acknowledge);
+  // before deliver() can hand the subscription anything.  Refused (and
+  // nothing acknowledged) when a subscription with that id is open already,
+  // or when max_open are: each is kept until the client cancels it.
+  enum class Opened { yes, id_in_use, too_many };
+  static constexpr std::size_t max_open = 64;
+  Opened open(const boost::json::value& id, const boost::json::object& params,
+              const boost::json::object& capabilities,
+              const std::function<void(boost::json::object)>& acknowledge);
   // The client cancelled the request `id`: true when it was a subscription
   // (now closed).
   bool cancel(const boost::json::value& id);

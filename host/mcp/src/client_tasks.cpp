@@ -148,6 +148,11 @@ std::optional<ClientTasks::Reply> ClientTasks::result(const json::value& id,
   if (t->status == "cancelled")
     return error_reply(id, rpc_error::invalid_params, "task " + task_id + " was cancelled");
   if (!terminal(t->status)) {
+    if (t->waiting.size() >= max_waiting_per_task)
+      return error_reply(id, rpc_error::invalid_request,
+                         std::to_string(max_waiting_per_task) +
+                             " tasks/result requests are already waiting on task " + task_id +
+                             "; wait for their answers instead of asking again");
     t->waiting.push_back(heap_copy(id));  // parked until the task ends
     return std::nullopt;
   }

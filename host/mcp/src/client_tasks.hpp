@@ -42,6 +42,10 @@ class ClientTasks {
     std::string body_text;
   };
 
+  // At most this many tasks/result requests wait on one task; another is
+  // refused (a client asking without end must not grow the table).
+  static constexpr std::size_t max_waiting_per_task = 64;
+
   explicit ClientTasks(std::size_t max_tasks = 1024) : max_tasks_(max_tasks) {}
 
   // A new working task for call `call_id`, kept `ttl` from now (the

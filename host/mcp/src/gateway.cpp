@@ -343,12 +343,18 @@ struct Gateway::Impl final : PeerHandler {
     }
     // The acknowledgement is sent before any notification of the
     // subscription can be (the spec's order): under the table's lock.
-    if (calls.by_client_id(m.id()) ||
-        !subscriptions.open(m.id(), m.params(), caps, [&](json::object ack) {
-          client.send(
-              make_notification("notifications/subscriptions/acknowledged", std::move(ack)));
-        }))
+    if (calls.by_client_id(m.id()))
+      return client.reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
+    const auto opened = subscriptions.open(m.id(), m.params(), caps, [&](json::object ack) {
+      client.send(make_notification("notifications/subscriptions/acknowledged", std::move(ack)));
+    });
+    if (opened == ClientSubscriptions::Opened::id_in_use)
       client.reply_error(m.id(), rpc_error::invalid_request, id_in_use_text(m.id()));
+    else if (opened == ClientSubscriptions::Opened::too_many)
+      client.reply_error(m.id(), rpc_error::invalid_request,
+                         std::to_string(ClientSubscriptions::max_open) +
+                             " subscriptions are open; cancel one (notifications/cancelled) "
+                             "before opening another");
   }
 
   std::optional<json::object> saw_result(Peer& from, const PendingRequest& request,
