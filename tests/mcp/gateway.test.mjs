@@ -1055,6 +1055,39 @@ test('with --on-drift ask a changed tool asks the user first; declined, it does 
   assert.equal((await g.exited).code, 0);
 });
 
+test('raw 2026-07-28: with --on-drift ask a changed tool is asked as an input_required, and the retry runs it', async () => {
+  const log = newLog();
+  const g = rawGateway(['--on-drift', 'ask'], log, { server: rawServer, manifestFile: testManifest('empty', []) });
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+  const call = (id, tag, extra = {}) => g.send({ jsonrpc: '2.0', id, method: 'tools/call',
+    params: { _meta: meta, name: 'run', arguments: { tag }, ...extra } });
+  try {
+    g.send({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } });
+    await g.next((m) => m.id === 1);
+    g.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: meta } });
+    await g.next((m) => m.id === 2);
+    call(3, 'mutate');
+    await g.next((m) => m.id === 3);
+    g.send({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: meta } });
+    await g.next((m) => m.id === 4);
+    call(5, 'asked');
+    const asked = await g.next((m) => m.id === 5);
+    assert.equal(asked.result.resultType, 'input_required', JSON.stringify(asked));
+    const question = asked.result.inputRequests['toolgate/approval'];
+    assert.match(question.params.message, /changed its definition/);
+    assert.doesNotMatch(readLog(log), /executed run asked/);
+    call(6, 'asked', { inputResponses: { 'toolgate/approval': { action: 'accept', content: {} } },
+      requestState: asked.result.requestState });
+    const ran = await g.next((m) => m.id === 6);
+    assert.equal(ran.result.resultType, 'complete', JSON.stringify(ran));
+    assert.match(readLog(log), /executed run asked/);
+  } finally {
+    g.child.stdin.end();
+  }
+  assert.equal((await g.exited).code, 0);
+});
+
 // ---- tasks (2025-11-25): the gateway's own, over the server's ---------------------------
 const tasksManifest = () => testManifest('tasks', [
   { id: 'toolgate.policy', path: path.join(PLUGINS, 'toolgate_policy.so'),

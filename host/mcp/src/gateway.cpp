@@ -1066,10 +1066,18 @@ struct Gateway::Impl final : PeerHandler {
       if (auto why = pins.drift(name)) {
         const auto answer = approve(ApprovalRequest{ctx.call.identity, ctx.call.arguments, *why,
                                                     "toolgate.mcp/pins", ctx.signal});
-        if (answer != ApprovalAnswer::allowed_once)
-          return std::move(done).complete(ToolOutput::failure(
+        if (answer != ApprovalAnswer::allowed_once) {
+          std::string message =
               *why + "; not run: the user did not approve it" +
-              (answer == ApprovalAnswer::unavailable ? " (the client cannot be asked)" : "")));
+              (answer == ApprovalAnswer::unavailable ? " (the client cannot be asked)" : "");
+          // A 2026-07-28 client's question went into an input_required
+          // result (approve_by_round_trip): this failure is what sends it
+          // (respond matches the message), and the retry answers it.
+          if (answer == ApprovalAnswer::unavailable)
+            if (auto c = calls.by_call_id(ctx.call.identity.call_id); c && c->input_required)
+              c->input_message = message;
+          return std::move(done).complete(ToolOutput::failure(std::move(message)));
+        }
       }
     }
     auto call = calls.by_call_id(ctx.call.identity.call_id);
