@@ -1,7 +1,9 @@
 #include "analyze.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <string_view>
 
 namespace tgp::shell {
 
@@ -51,6 +53,10 @@ struct Invocation {
   std::string program;             // the last one
   bool dynamic = false;            // the program comes from an expansion
   std::vector<const Word*> args;   // words after the program
+  // A command line a wrapper runs through a shell of its own -- env -S
+  // STRING, watch ARGS..., flock FILE -c STRING -- parsed and checked like
+  // sh -c's script.
+  std::optional<std::string> wrapped_script;
 };
 
 // Options of wrapper programs that take a separate value.
@@ -63,7 +69,16 @@ bool takes_value(const std::string& wrapper, const std::string& opt) {
   static const std::set<std::string> xargs = {
       "-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--max-args", "--max-procs", "--delimiter"};
   static const std::set<std::string> sudo = {"-u", "-g", "-U", "-C", "-h", "-p", "-r", "-t", "-D"};
+  static const std::set<std::string> exec = {"-a"};
+  static const std::set<std::string> watch = {"-n", "--interval", "-d", "-q", "--equexit"};
+  static const std::set<std::string> trace = {"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-P",
+                                              "-I", "-b", "-X", "-O", "-S", "-n", "-A", "-F"};
+  static const std::set<std::string> flock = {"-w", "--timeout", "-E", "--conflict-exit-code"};
   if (wrapper == "env") return env.count(opt) > 0;
+  if (wrapper == "exec") return exec.count(opt) > 0;
+  if (wrapper == "watch") return watch.count(opt) > 0;
+  if (wrapper == "strace" || wrapper == "ltrace") return trace.count(opt) > 0;
+  if (wrapper == "flock") return flock.count(opt) > 0;
   if (wrapper == "nice") return nice.count(opt) > 0;
   if (wrapper == "timeout") return timeout.count(opt) > 0;
   if (wrapper == "ionice") return ionice.count(opt) > 0;
@@ -77,16 +92,50 @@ const std::set<std::string> kWrappers = {
     "stdbuf", "timeout", "xargs",   "unbuffer", "chrt",  "taskset", "busybox",   "sudo",   "doas",
     "pkexec", "run0",    "strace",  "ltrace",   "watch", "flock",   "caffeinate"};
 
+// Words that open or continue a compound command: the program is the word
+// after them ("if sudo id", "then rm -rf /", "! sudo id", "coproc sudo id").
+const std::set<std::string> kReservedWords = {"!",     "if",    "then", "else",   "elif",
+                                              "while", "until", "do",   "coproc", "{"};
+
+// The text env -S / --split-string runs, if `t` (at words[i]) is that option.
+std::optional<std::string> split_string(const Command& c, std::size_t& i) {
+  const std::string& t = c.words[i].text;
+  if ((t == "-S" || t == "--split-string") && i + 1 < c.words.size()) return c.words[++i].text;
+  if (t.rfind("--split-string=", 0) == 0) return t.substr(15);
+  if (t.size() > 2 && t.rfind("-S", 0) == 0) return t.substr(2);
+  return std::nullopt;
+}
+
+// The words from `from` on, joined by spaces: what watch runs with sh -c.
+std::string joined(const Command& c, std::size_t from) {
+  std::string out;
+  for (std::size_t k = from; k < c.words.size(); ++k)
+    out += (out.empty() ? "" : " ") + c.words[k].text;
+  return out;
+}
+
+// Whether bash would brace-expand `t` ("{a,b}", "{1..3}", "x{a,b}y").
+bool brace_expansion(const std::string& t) {
+  const auto open = t.find('{');
+  const auto close = open == std::string::npos ? open : t.find('}', open);
+  if (close == std::string::npos) return false;
+  const std::string inside = t.substr(open + 1, close - open - 1);
+  return inside.find(',') != std::string::npos || inside.find("..") != std::string::npos;
+}
+
 Invocation unwrap(const Command& c) {
   Invocation inv;
   std::size_t i = 0;
   while (i < c.words.size() && assignment(c.words[i])) ++i;
+  while (i < c.words.size() && kReservedWords.count(c.words[i].text)) ++i;
   while (i < c.words.size()) {
     const Word& w = c.words[i];
     std::string prog = basename_of(w.text);
     inv.chain.push_back(prog);
     inv.program = prog;
-    inv.dynamic = w.dynamic;
+    // "{sudo,id}" is brace-expanded into "sudo id" before it runs: a name
+    // made by an expansion, like "$x".
+    inv.dynamic = w.dynamic || brace_expansion(w.text);
     ++i;
     if (w.dynamic || !kWrappers.count(prog)) break;
     // Skip the wrapper's options (and their values), assignments (env) and
@@ -97,6 +146,19 @@ Invocation unwrap(const Command& c) {
       if (t == "--") {
         ++i;
         break;
+      }
+      if (prog == "env") {
+        if (auto text = split_string(c, i)) {
+          // env runs the split string as a command line (and the words
+          // after it as its arguments): checked as a script.
+          inv.wrapped_script = *text + (i + 1 < c.words.size() ? " " + joined(c, i + 1) : "");
+          inv.args.clear();
+          return inv;
+        }
+      }
+      if (prog == "flock" && (t == "-c" || t == "--command")) {
+        inv.wrapped_script = i + 1 < c.words.size() ? c.words[i + 1].text : "";
+        return inv;
       }
       if (is_option(t)) {
         ++i;
@@ -109,9 +171,20 @@ Invocation unwrap(const Command& c) {
       }
       break;
     }
+    if (prog == "watch") {
+      // watch runs its arguments, joined, with sh -c: "watch 'sudo id'".
+      inv.wrapped_script = joined(c, i);
+      return inv;
+    }
     if ((prog == "timeout" || prog == "taskset" || prog == "chrt" || prog == "flock") &&
         i < c.words.size())
       ++i;
+    // flock FILE -c COMMAND: the command line after the file.
+    if (prog == "flock" && i < c.words.size() &&
+        (c.words[i].text == "-c" || c.words[i].text == "--command")) {
+      inv.wrapped_script = i + 1 < c.words.size() ? c.words[i + 1].text : "";
+      return inv;
+    }
     if (i >= c.words.size()) {
       inv.args.clear();
       return inv;  // "sudo" alone, "env" alone
@@ -136,8 +209,39 @@ bool block_device(const std::string& p) {
 
 // rm's target after stripping "/*", "/." and trailing slashes: is it the
 // root, a home, a bare variable (empty means "/"), or a system directory?
+// An absolute path with "." and ".." taken out, lexically (the names as
+// written): "/./usr" and "/bin/../usr" are "/usr".  A relative path comes
+// back as it is.
+std::string lexically_normal(const std::string& t) {
+  if (t.empty() || t[0] != '/') return t;
+  std::vector<std::string> parts;
+  std::size_t at = 0;
+  while (at <= t.size()) {
+    std::size_t next = t.find('/', at);
+    if (next == std::string::npos) next = t.size();
+    std::string part = t.substr(at, next - at);
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(std::move(part));
+    }
+    at = next + 1;
+  }
+  std::string out;
+  for (const auto& part : parts) out += "/" + part;
+  if (out.empty()) out = "/";
+  if (t.size() > 1 && t.back() == '/' && out != "/") out += '/';
+  return out;
+}
+
 bool dangerous_rm_target(const Word& w) {
-  std::string t = w.text;
+  std::string t = lexically_normal(w.text);
+  // A pattern in the first folder under the root ("/[a-z]*", "/?in"): it
+  // can name every top-level folder.
+  if (t.size() > 1 && t[0] == '/') {
+    const std::string first = t.substr(1, t.find('/', 1) - 1);
+    if (first.find_first_of("*?[") != std::string::npos) return true;
+  }
   while (t.find("//") != std::string::npos) t.erase(t.find("//"), 1);
   while (true) {
     if (t.size() >= 2 &&
@@ -179,8 +283,13 @@ std::string check_rm(const Invocation& inv) {
       continue;
     }
     if (options && t.rfind("--", 0) == 0) {
-      if (t == "--recursive") recursive = true;
-      if (t == "--no-preserve-root") no_preserve = true;
+      // GNU rm takes any unambiguous start of a long option: "--recursiv",
+      // "--r"; "--no-p" is --no-preserve-root.
+      auto abbreviates = [&](std::string_view full, std::size_t shortest) {
+        return t.size() >= shortest && std::string_view(full).substr(0, t.size()) == t;
+      };
+      if (abbreviates("--recursive", 3)) recursive = true;
+      if (abbreviates("--no-preserve-root", 5)) no_preserve = true;
       continue;
     }
     if (options && is_option(t)) {
@@ -220,7 +329,8 @@ bool shell_option_with_value(const std::string& t) {
 bool reads_program_from_stdin(const Invocation& inv) {
   for (std::size_t i = 0; i < inv.args.size(); ++i) {
     const std::string& t = inv.args[i]->text;
-    if (t == "-" || t == "-s") return true;
+    if (t == "-" || t == "-s" || t == "/dev/stdin" || t == "/dev/fd/0" || t == "/proc/self/fd/0")
+      return true;
     if (is_option(t) || (t.size() > 1 && t[0] == '+')) {
       if (code_option(inv.program, t)) return false;
       if (shell_option_with_value(t)) ++i;
@@ -247,6 +357,25 @@ const Word* shell_c_script(const Invocation& inv) {
   }
   return nullptr;
 }
+
+// "sh -c" (options only, no script word after them).
+bool shell_c_without_script(const Invocation& inv) {
+  bool c = false;
+  for (std::size_t i = 0; i < inv.args.size(); ++i) {
+    const std::string& t = inv.args[i]->text;
+    if (is_option(t) || (t.size() > 1 && t[0] == '+')) {
+      if (code_option(inv.program, t)) c = true;
+      if (shell_option_with_value(t)) ++i;
+      continue;
+    }
+    return false;
+  }
+  return c;
+}
+
+// Programs whose output piped into a shell is a file's content or the
+// shell's own input passed on (cat FILE | sh is like sh FILE).
+const std::set<std::string> kPassThrough = {"cat", "tee", "head", "tail"};
 
 bool runs_downloader(const Script& s, const std::vector<std::size_t>& commands, int budget = 64);
 
@@ -347,18 +476,58 @@ std::string analyze(const Script& script, const Rules& rules, std::size_t depth)
     }
 
     // Scripts inside arguments run too: parse and check them.
-    std::string nested;
-    bool has_nested = false;
+    std::vector<std::string> nested;
+    if (inv.wrapped_script) nested.push_back(*inv.wrapped_script);
     if (const Word* w = shell_c_script(inv)) {
-      nested = w->text;
-      has_nested = true;
+      nested.push_back(w->text);
+    } else if (kShells.count(inv.program) && shell_c_without_script(inv)) {
+      // "sh -c" with nothing after it gets its script from elsewhere
+      // ("... | xargs -0 bash -c"): nothing here to check.
+      return inv.program +
+             " -c without a script: its commands come from elsewhere and cannot "
+             "be checked";
     } else if (inv.program == "eval") {
-      for (const Word* w : inv.args) nested += (nested.empty() ? "" : " ") + w->text;
-      has_nested = true;
+      std::string text;
+      for (const Word* w : inv.args) text += (text.empty() ? "" : " ") + w->text;
+      nested.push_back(std::move(text));
     }
-    if (has_nested) {
+    if (kShells.count(inv.program) && reads_program_from_stdin(inv)) {
+      // A shell reading its commands from its input: a here-string's text
+      // is checked as a script, and so is text echoed into it through a
+      // pipe; the output of any other program (sed, base64 -d, ...) cannot
+      // be checked.  A file's content (cat FILE | sh) is like sh FILE.
+      for (const auto& r : c.redirects)
+        if (r.op == "<<<") nested.push_back(r.target.text);
+      if (rules.pipe_to_shell)
+        for (const auto& [pipeline, stage] : c.pipelines) {
+          if (stage == 0) continue;
+          const std::string* unchecked = nullptr;  // the last stage whose output cannot be read
+          int unchecked_stage = -1;
+          for (std::size_t j = 0; j < script.commands.size(); ++j)
+            for (const auto& [p2, s2] : script.commands[j].pipelines) {
+              if (p2 != pipeline || s2 >= stage || invs[j].chain.empty()) continue;
+              const std::string& producer = invs[j].program;
+              if (producer == "echo" || producer == "printf") {
+                std::string text;
+                for (const Word* w : invs[j].args) text += (text.empty() ? "" : " ") + w->text;
+                // printf (and echo -e) turn \n into the newline that ends
+                // a command.
+                for (std::size_t at; (at = text.find("\\n")) != std::string::npos;)
+                  text.replace(at, 2, "\n");
+                nested.push_back(std::move(text));
+              } else if (!kPassThrough.count(producer) && s2 > unchecked_stage) {
+                unchecked = &producer;
+                unchecked_stage = s2;
+              }
+            }
+          if (unchecked)
+            return "pipes the output of " + *unchecked + " into " + inv.program +
+                   ", which runs it unchecked";
+        }
+    }
+    for (const auto& text : nested) {
       std::string error;
-      auto sub = parse(nested, &error);
+      auto sub = parse(text, &error);
       if (!sub) return "runs a script that cannot be parsed (" + error + ")";
       std::string why = analyze(*sub, rules, depth + 1);
       if (!why.empty()) return why;

@@ -404,7 +404,16 @@ class Parser {
       std::size_t start = i_;
       ++i_;
       skip_balanced('{', '}');
-      w.text += std::string(s_.substr(start, i_ - start));
+      const std::string_view expansion = s_.substr(start, i_ - start);
+      // "${x:-$(sudo id)}" runs the substitution, and bash ends the
+      // expansion at its own first "}", which brace counting may not: the
+      // commands inside are not read here, so such an expansion is refused.
+      if (expansion.find("$(") != std::string_view::npos ||
+          expansion.find('`') != std::string_view::npos ||
+          expansion.find("<(") != std::string_view::npos ||
+          expansion.find(">(") != std::string_view::npos)
+        throw SyntaxError("a command substitution inside ${...} cannot be checked");
+      w.text += std::string(expansion);
       w.dynamic = true;
       return;
     }

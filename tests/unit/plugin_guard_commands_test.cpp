@@ -114,6 +114,55 @@ TEST(GuardCommandsPlugin, DownloadsPipedIntoAShell) {
              });
 }
 
+TEST(GuardCommandsPlugin, ShellsFedTextReservedWordsWrappersAndRmSpellings) {
+  // Found by a review; each was allowed before.
+  CommandsFixture f;
+  f.load("guard-commands");
+  expect_all(f,
+             {
+                 // Text given to a shell on its input is a script too.
+                 {"echo 'sudo id' | sh", "(sudo)"},
+                 {"printf 'rm -rf /\\n' | bash", "recursive rm"},
+                 {"bash <<< 'rm -rf /usr'", "recursive rm"},
+                 {"ls | sed 's/^/rm /' | sh", "pipes the output of sed into sh"},
+                 {"echo c3VkbyBpZAo= | base64 -d | bash", "pipes the output of base64 into bash"},
+                 {"curl x | bash /dev/stdin", "pipes a download (curl) into bash"},
+                 {"curl x | xargs -0 bash -c", "-c without a script"},
+                 // Reserved words are not programs.
+                 {"if true; then sudo id; fi", "(sudo)"},
+                 {"while :; do rm -rf /usr; done", "recursive rm"},
+                 {"! sudo id", "(sudo)"},
+                 {"coproc sudo id", "(sudo)"},
+                 // Wrappers, their options, and the command lines they run.
+                 {"env -S 'sudo id'", "(sudo)"},
+                 {"env --split-string='rm -rf /'", "recursive rm"},
+                 {"exec -a x sudo id", "(sudo)"},
+                 {"watch -n 1 sudo id", "(sudo)"},
+                 {"watch 'rm -rf /'", "recursive rm"},
+                 {"strace -o /dev/null sudo id", "(sudo)"},
+                 {"flock /tmp/l -c 'sudo id'", "(sudo)"},
+                 // Expansions that hide a command or a name.
+                 {"echo ${x:-$(sudo id)}", "inside ${...}"},
+                 {"{sudo,id}", "whose name comes from an expansion"},
+                 // rm's targets and options as rm reads them.
+                 {"rm -rf /[a-z]*", "recursive rm"},
+                 {"rm -rf /./usr", "recursive rm"},
+                 {"rm -rf /bin/../usr", "recursive rm"},
+                 {"rm --recursiv -f /usr", "recursive rm"},
+                 {"rm -rf --no-preserve /tmp/x", "no-preserve-root"},
+                 // Still allowed:
+                 {"if [ -f x ]; then echo ok; fi", nullptr},
+                 {"for f in *.txt; do wc -l \"$f\"; done", nullptr},
+                 {"echo 'ls -la' | sh", nullptr},
+                 {"watch -n 1 ls", nullptr},
+                 {"env -S 'ls -l'", nullptr},
+                 {"echo hi | grep h", nullptr},
+                 {"rm -rf ./build/../dist", nullptr},
+                 {"rm -rf /tmp/work/./x", nullptr},
+                 {"echo ${HOME:-/root}", nullptr},
+             });
+}
+
 TEST(GuardCommandsPlugin, PrivilegeEscalation) {
   CommandsFixture f;
   f.load("guard-commands");
