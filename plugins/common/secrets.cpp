@@ -304,12 +304,17 @@ void SecretScanner::scan_decoded(std::string_view text, std::vector<SecretHit>& 
     std::size_t j = i;
     while (j < text.size() && b64_value(static_cast<unsigned char>(text[j])) >= 0) ++j;
     for (int pad = 0; pad < 2 && j < text.size() && text[j] == '='; ++pad) ++j;
-    if (j - i >= 24 && j - i <= (1u << 20) && decode_base64_text(text.substr(i, j - i), decoded)) {
+    // A run may begin with a character or three that are not part of the
+    // encoded text ("x" + base64 of a key shifts every 6-bit group): each
+    // of the four alignments is decoded until one shows a secret.
+    for (std::size_t skip = 0; skip < 4 && j - i >= 24 + skip && j - i <= (1u << 20); ++skip) {
+      if (!decode_base64_text(text.substr(i + skip, j - i - skip), decoded)) continue;
       inner.clear();
       scan_plain(decoded, inner, false, true);
       if (!inner.empty()) {
         out.push_back({inner[0].detector + " (base64)", i, j});
         if (stop_at_first) return;
+        break;
       }
     }
     i = j;

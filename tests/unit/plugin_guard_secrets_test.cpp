@@ -101,6 +101,10 @@ TEST(GuardSecretsPlugin, SecretsHiddenInStructureOrEncodingsAreFound) {
     enc += i + 2 < in.size() ? b64[n & 63] : '=';
   }
   EXPECT_TRUE(has(f.send({{"body", sv("data=" + enc)}}), "private_key (base64)"));
+  // One to three characters glued in front shift every 6-bit group: each
+  // alignment is tried (found by a review).
+  for (std::string glue : {"A", "xY", "Q9z"})
+    EXPECT_TRUE(has(f.send({{"body", sv(glue + enc)}}), "private_key (base64)")) << glue;
 
   // Percent-encoded.
   std::string pct = "key=-----BEGIN%20RSA%20PRIVATE%20KEY-----%0AMIIEow";
