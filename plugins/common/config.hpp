@@ -23,6 +23,11 @@
 // schema and the reader cannot drift apart in what they call a glob list.
 // A string or an array of strings (ConfigObject::strings).
 #define TGP_SCHEMA_STRINGS R"json({"type": ["string", "array"], "items": {"type": "string"}})json"
+// A "tools" key: the same, but an empty list is refused -- it names no tool,
+// and reading it as "every tool" (a key left out) would silently widen a
+// retry or remove every deadline.  Leave the key out for every tool.
+#define TGP_SCHEMA_TOOLS \
+  R"json({"type": ["string", "array"], "items": {"type": "string"}, "minItems": 1})json"
 
 namespace tgp {
 

@@ -23,7 +23,7 @@ class GuardCommands {
   // (plugins/README.md documents each key); the constructor checks the rest.
   static constexpr const char* config_schema =
       R"json({"type": "object", "additionalProperties": false, "properties": {
-        "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+        "tools": )json" TGP_SCHEMA_TOOLS R"json(,
         "pointers": )json" TGP_SCHEMA_STRINGS R"json(,
         "rules": {"type": "object", "additionalProperties": false, "properties": {
           "rm_rf_root": {"type": "boolean"},

@@ -85,9 +85,9 @@ class GuardPaths {
           "arguments": {"type": "array", "items": {
             "type": "object", "additionalProperties": false, "required": ["pointers"],
             "properties": {
-              "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+              "tools": )json" TGP_SCHEMA_TOOLS R"json(,
               "pointers": )json" TGP_SCHEMA_STRINGS R"json(}}},
-          "write_tools": )json" TGP_SCHEMA_STRINGS R"json(,
+          "write_tools": )json" TGP_SCHEMA_TOOLS R"json(,
           "unannotated": {"enum": ["write", "read"]},
           "client_roots": {"enum": ["ignore", "intersect"]},
           "base": {"type": "string"},
@@ -124,11 +124,20 @@ class GuardPaths {
 
     if (c.has("arguments")) {
       const auto& a = c.array("arguments");
+      // Empty, the guard would check no argument of any call.
+      if (a.empty())
+        throw ConfigError("/arguments",
+                          "lists no arguments, so no path would be checked; leave it out for the "
+                          "default pointers, or name the arguments that hold paths");
       for (std::size_t i = 0; i < a.size(); ++i) {
         ConfigObject e = ConfigObject::of(a[i], "/arguments/" + std::to_string(i));
         e.only({"tools", "pointers"});
         ArgumentSpec spec{NameGlobs(e.strings("tools", std::vector<std::string>{})),
                           e.strings("pointers")};
+        if (spec.pointers.empty())
+          throw ConfigError(e.path("pointers"),
+                            "lists no pointers, so no path would be checked; name the arguments "
+                            "that hold paths, such as \"/path\"");
         for (std::size_t k = 0; k < spec.pointers.size(); ++k)
           check_pointer_syntax(spec.pointers[k], e.path("pointers") + "/" + std::to_string(k));
         specs_.push_back(std::move(spec));

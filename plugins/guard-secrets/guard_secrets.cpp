@@ -22,7 +22,7 @@ class GuardSecrets {
   // (plugins/README.md documents each key); the constructor checks the rest.
   static constexpr const char* config_schema =
       R"json({"type": "object", "additionalProperties": false, "properties": {
-        "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+        "tools": )json" TGP_SCHEMA_TOOLS R"json(,
         "open_world": {"type": "boolean"},
         )json" TGP_SCHEMA_SECRET_OPTIONS R"json(}})json";
 

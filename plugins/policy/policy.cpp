@@ -144,7 +144,7 @@ class Policy {
         "rules": {"type": "array", "items": {
           "type": "object", "additionalProperties": false, "properties": {
             "name": {"type": "string"},
-            "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+            "tools": )json" TGP_SCHEMA_TOOLS R"json(,
             "callers": {"type": "object", "additionalProperties": false, "properties": {
               "clients": )json" TGP_SCHEMA_STRINGS R"json(,
               "subagent": {"type": "boolean"},

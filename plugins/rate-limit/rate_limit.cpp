@@ -44,7 +44,7 @@ class RateLimit {
             "type": "object", "additionalProperties": false, "required": ["count", "seconds"],
             "properties": {
               "name": {"type": "string"},
-              "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+              "tools": )json" TGP_SCHEMA_TOOLS R"json(,
               "per": {"enum": ["session", "global"]},
               "count": {"type": "number", "minimum": 1e-9, "maximum": 1e9},
               "seconds": {"type": "number", "minimum": 1e-6, "maximum": 1e9},

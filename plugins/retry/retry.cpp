@@ -33,7 +33,7 @@ class Retry {
         "max_backoff_ms": {"type": "integer", "minimum": 0, "maximum": 3600000},
         "multiplier": {"type": "number", "minimum": 1, "maximum": 100},
         "jitter": {"type": "number", "minimum": 0, "maximum": 1},
-        "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+        "tools": )json" TGP_SCHEMA_TOOLS R"json(,
         "retry_on": )json" TGP_SCHEMA_STRINGS R"json(}})json";
 
   explicit Retry(sdk::Init& init) {

@@ -31,7 +31,7 @@ class Timeout {
         "tools": {"type": "array", "items": {
           "type": "object", "additionalProperties": false, "required": ["tools", "ms"],
           "properties": {
-            "tools": )json" TGP_SCHEMA_STRINGS R"json(,
+            "tools": )json" TGP_SCHEMA_TOOLS R"json(,
             "ms": {"type": "integer", "minimum": 0, "maximum": 604800000}}}}}})json";
 
   explicit Timeout(sdk::Init& init) {

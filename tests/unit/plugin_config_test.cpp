@@ -226,6 +226,42 @@ TEST(LibraryConfigSchemas, EveryPluginRejectsAClearlyWrongConfigNamingThePointer
   }
 }
 
+TEST(LibraryConfigSchemas, AnEmptyToolListOrArgumentListIsRefusedNotReadAsEverything) {
+  // "tools": [] names no tool; read as "every tool" (the key left out) it
+  // would retry every tool or lift every deadline without a word, and an
+  // empty argument list left guard-paths checking nothing (found by a
+  // review).
+  struct Case {
+    const char* plugin;
+    json::object config;
+    const char* path;
+  };
+  const Case cases[] = {
+      {"guard-commands", {{"tools", json::array{}}}, "/plugins/0/config/tools"},
+      {"guard-secrets", {{"tools", json::array{}}}, "/plugins/0/config/tools"},
+      {"redact", {{"tools", json::array{}}}, "/plugins/0/config/tools"},
+      {"retry", {{"tools", json::array{}}}, "/plugins/0/config/tools"},
+      {"timeout",
+       {{"tools", json::array{json::object{{"tools", json::array{}}, {"ms", 0}}}}},
+       "/plugins/0/config/tools/0/tools"},
+      {"policy",
+       {{"rules", json::array{json::object{{"tools", json::array{}}, {"verdict", "deny"}}}}},
+       "/plugins/0/config/rules/0/tools"},
+      {"guard-paths",
+       {{"read_roots", json::array{"/w"}}, {"arguments", json::array{}}},
+       "/plugins/0/config/arguments"},
+      {"guard-paths",
+       {{"read_roots", json::array{"/w"}},
+        {"arguments", json::array{json::object{{"pointers", json::array{}}}}}},
+       "/plugins/0/config/arguments/0/pointers"},
+  };
+  for (const auto& c : cases) {
+    LibraryFixture f;
+    std::string e = f.config_error(c.plugin, c.config);
+    EXPECT_EQ(e.substr(0, e.find(':')), c.path) << c.plugin << ": " << e;
+  }
+}
+
 TEST(SampleNoWorld, ReadsTheNameFromItsConfigAndItsSchemaRefusesAWrongOne) {
   {
     Fixture f;
