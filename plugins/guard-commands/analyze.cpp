@@ -1,6 +1,7 @@
 #include "analyze.hpp"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -401,6 +402,77 @@ std::string basename_of(const std::string& word) {
   return word.substr(slash + 1);
 }
 
+namespace {
+
+// The text echo or printf writes: its arguments joined, "\n" as the newline
+// printf (and echo -e) makes of it.
+std::string echoed_text(const Invocation& inv) {
+  std::string text;
+  for (const Word* w : inv.args) text += (text.empty() ? "" : " ") + w->text;
+  for (std::size_t at; (at = text.find("\\n")) != std::string::npos;) text.replace(at, 2, "\n");
+  return text;
+}
+
+// What the earlier stages of each pipeline feed a later one, computed once
+// per script in one pass over each pipeline (looking back from every stage
+// made "perl|perl|...|perl" quadratic: 24 s for 13,000 stages):
+//   - the first downloader before the stage (pipes a download),
+//   - the last program before it whose output a shell cannot be checked on
+//     (anything but echo/printf, whose text is checked, and cat/tee/head/
+//     tail, which pass a file's content on),
+//   - the echo/printf commands before it.
+class PipelineFeeds {
+ public:
+  struct Before {
+    const std::string* downloader = nullptr;
+    const std::string* unchecked = nullptr;
+    // The first `echo_count` of the pipeline's echo/printf commands (a
+    // count, not a copy: a pipeline of many echoes stays linear).
+    const std::vector<std::size_t>* echoes = nullptr;
+    std::size_t echo_count = 0;
+  };
+
+  PipelineFeeds(const Script& script, const std::vector<Invocation>& invs) {
+    std::map<int, std::vector<std::pair<int, std::size_t>>> members;
+    for (std::size_t j = 0; j < script.commands.size(); ++j)
+      for (const auto& [pipeline, stage] : script.commands[j].pipelines)
+        members[pipeline].emplace_back(stage, j);
+    for (auto& [pipeline, list] : members) {
+      std::sort(list.begin(), list.end());
+      std::vector<std::size_t>& echoes = echoes_[pipeline];
+      Before so_far;
+      so_far.echoes = &echoes;
+      for (std::size_t m = 0; m < list.size();) {
+        const int stage = list[m].first;
+        if (stage > 0) before_[{pipeline, stage}] = so_far;
+        for (; m < list.size() && list[m].first == stage; ++m) {
+          const Invocation& inv = invs[list[m].second];
+          if (inv.chain.empty()) continue;
+          for (const auto& p : inv.chain)
+            if (!so_far.downloader && kDownloaders.count(p)) so_far.downloader = &p;
+          if (inv.program == "echo" || inv.program == "printf") {
+            echoes.push_back(list[m].second);
+            so_far.echo_count = echoes.size();
+          } else if (!kPassThrough.count(inv.program))
+            so_far.unchecked = &inv.program;
+        }
+      }
+    }
+  }
+
+  // What the stages before `stage` of `pipeline` feed it; nullptr at stage 0.
+  const Before* before(int pipeline, int stage) const {
+    auto it = before_.find({pipeline, stage});
+    return it == before_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::map<int, std::vector<std::size_t>> echoes_;  // per pipeline, in stage order
+  std::map<std::pair<int, int>, Before> before_;
+};
+
+}  // namespace
+
 std::string analyze(const Script& script, const Rules& rules, std::size_t depth) {
   if (depth > rules.max_depth)
     return "nests sh -c / eval more than " + std::to_string(rules.max_depth) + " levels deep";
@@ -410,6 +482,8 @@ std::string analyze(const Script& script, const Rules& rules, std::size_t depth)
   std::vector<Invocation> invs;
   invs.reserve(script.commands.size());
   for (const auto& c : script.commands) invs.push_back(unwrap(c));
+  const PipelineFeeds feeds(script, invs);
+  std::set<std::size_t> checked_echoes;
 
   for (std::size_t k = 0; k < script.commands.size(); ++k) {
     const Command& c = script.commands[k];
@@ -451,18 +525,10 @@ std::string analyze(const Script& script, const Rules& rules, std::size_t depth)
     }
     if (rules.pipe_to_shell && interpreter(inv.program)) {
       // Code from a download fed to an interpreter: through a pipe...
-      if (reads_program_from_stdin(inv)) {
-        for (const auto& [pipeline, stage] : c.pipelines) {
-          if (stage == 0) continue;
-          for (std::size_t j = 0; j < script.commands.size(); ++j) {
-            for (const auto& [p2, s2] : script.commands[j].pipelines)
-              if (p2 == pipeline && s2 < stage)
-                for (const auto& prog : invs[j].chain)
-                  if (kDownloaders.count(prog))
-                    return "pipes a download (" + prog + ") into " + inv.program;
-          }
-        }
-      }
+      if (reads_program_from_stdin(inv))
+        for (const auto& [pipeline, stage] : c.pipelines)
+          if (const auto* before = feeds.before(pipeline, stage); before && before->downloader)
+            return "pipes a download (" + *before->downloader + ") into " + inv.program;
       // ...or through a substitution in its arguments or redirections.
       for (const Word* w : inv.args)
         if (word_downloads(script, *w, 64)) return "runs downloaded code with " + inv.program;
@@ -500,29 +566,16 @@ std::string analyze(const Script& script, const Rules& rules, std::size_t depth)
         if (r.op == "<<<") nested.push_back(r.target.text);
       if (rules.pipe_to_shell)
         for (const auto& [pipeline, stage] : c.pipelines) {
-          if (stage == 0) continue;
-          const std::string* unchecked = nullptr;  // the last stage whose output cannot be read
-          int unchecked_stage = -1;
-          for (std::size_t j = 0; j < script.commands.size(); ++j)
-            for (const auto& [p2, s2] : script.commands[j].pipelines) {
-              if (p2 != pipeline || s2 >= stage || invs[j].chain.empty()) continue;
-              const std::string& producer = invs[j].program;
-              if (producer == "echo" || producer == "printf") {
-                std::string text;
-                for (const Word* w : invs[j].args) text += (text.empty() ? "" : " ") + w->text;
-                // printf (and echo -e) turn \n into the newline that ends
-                // a command.
-                for (std::size_t at; (at = text.find("\\n")) != std::string::npos;)
-                  text.replace(at, 2, "\n");
-                nested.push_back(std::move(text));
-              } else if (!kPassThrough.count(producer) && s2 > unchecked_stage) {
-                unchecked = &producer;
-                unchecked_stage = s2;
-              }
-            }
-          if (unchecked)
-            return "pipes the output of " + *unchecked + " into " + inv.program +
+          const auto* before = feeds.before(pipeline, stage);
+          if (!before) continue;
+          if (before->unchecked)
+            return "pipes the output of " + *before->unchecked + " into " + inv.program +
                    ", which runs it unchecked";
+          // Text echoed into the pipeline: each text is checked once, for
+          // however many shells it may reach.
+          for (std::size_t e = 0; e < before->echo_count; ++e)
+            if (const std::size_t j = (*before->echoes)[e]; checked_echoes.insert(j).second)
+              nested.push_back(echoed_text(invs[j]));
         }
     }
     for (const auto& text : nested) {

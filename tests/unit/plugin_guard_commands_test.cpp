@@ -163,6 +163,17 @@ TEST(GuardCommandsPlugin, ShellsFedTextReservedWordsWrappersAndRmSpellings) {
              });
 }
 
+TEST(GuardCommandsPlugin, ALongPipelineIsCheckedInLinearTime) {
+  // Each stage used to look back over every other command: 13,000 "perl"
+  // stages took 24 s of a core and ended in the guard's deadline (found by
+  // a review).  Allowed now, well inside the 5 s deadline.
+  CommandsFixture f;
+  f.load("guard-commands");
+  std::string pipeline = "perl";
+  for (int i = 1; i < 10000; ++i) pipeline += "|perl";
+  EXPECT_EQ(f.run(pipeline), "");
+}
+
 TEST(GuardCommandsPlugin, PrivilegeEscalation) {
   CommandsFixture f;
   f.load("guard-commands");
