@@ -324,6 +324,15 @@ int answer_hook(const AgentFormat& format, const std::string& who,
   // agents: whatever hangs -- stdin that never closes, plugins loading in
   // process -- the hook answers "blocked" itself before that.
   static std::atomic<int> phase_seen{-1};
+  // The answer is the hook's last act: once it is written the process
+  // ends at once, without tearing the decider down -- plugins loaded with
+  // --no-daemon could hang or crash while unloading, after the answer,
+  // and an agent that kills a slow hook or reads its answer only at a
+  // clean exit would let the call through.
+  auto answered = [](int code) -> int {
+    std::fflush(nullptr);
+    ::_exit(code);
+  };
   try {
     std::thread([&format, who, bound] {
       std::this_thread::sleep_for(bound);
@@ -341,20 +350,11 @@ int answer_hook(const AgentFormat& format, const std::string& who,
     // No watchdog (the process or user is at its thread limit): nothing
     // would bound the wait, so the call is blocked now -- an exception
     // escaping here would be an exit code the agent reads as "go on".
-    return emit(format.fail_closed(std::nullopt, who + ": cannot start the hook's watchdog (" +
-                                                     e.what() +
-                                                     "); the call is blocked rather than let "
-                                                     "through unbounded"));
+    return answered(emit(
+        format.fail_closed(std::nullopt, who + ": cannot start the hook's watchdog (" + e.what() +
+                                             "); the call is blocked rather than let "
+                                             "through unbounded")));
   }
-  // The answer is the hook's last act: once it is written the process
-  // ends at once, without tearing the decider down -- plugins loaded with
-  // --no-daemon could hang or crash while unloading, after the answer,
-  // and an agent that kills a slow hook or reads its answer only at a
-  // clean exit would let the call through.
-  auto answered = [](int code) -> int {
-    std::fflush(nullptr);
-    ::_exit(code);
-  };
 
   std::optional<Phase> phase;
   std::optional<HookRequest> request;
