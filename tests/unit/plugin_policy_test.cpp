@@ -2,6 +2,9 @@
 // kind, rewrites, defaults and config errors.
 #include "library_support.hpp"
 
+#include <fstream>
+#include <iterator>
+
 using namespace tgtest;
 
 namespace {
@@ -403,4 +406,34 @@ TEST(PolicyPlugin, AStaticVerdictDependsOnTheCaller) {
   EXPECT_TRUE(denied_always(f, "write_file", "mcp", 1));
   EXPECT_TRUE(denied_always(f, "write_file", "codex", 0));
   EXPECT_FALSE(denied_always(f, "write_file", "claude-code", 0));
+}
+
+TEST(PolicyPlugin, TheSampleForcePushRuleCatchesTheOtherSpellings) {
+  // The rule as samples/manifests/secure-agent.json ships it: a force push
+  // spelled with git's own options first, a +refspec or a combined short
+  // option is still one (found by a review).
+  std::ifstream in(std::string(TOOLGATE_SOURCE_DIR) + "/samples/manifests/secure-agent.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  json::parse_options manifest_syntax;  // comments and trailing commas, as manifests allow
+  manifest_syntax.allow_comments = true;
+  manifest_syntax.allow_trailing_commas = true;
+  const json::value manifest = json::parse(text, {}, manifest_syntax);
+  json::object rule;
+  for (const auto& p : manifest.at("plugins").as_array())
+    if (p.at("id") == "toolgate.policy")
+      for (const auto& r : p.at("config").at("rules").as_array())
+        if (r.at("name") == "no-force-push") rule = r.as_object();
+  ASSERT_FALSE(rule.empty());
+  rule["tools"] = "shell.run";
+  LibraryFixture f;
+  f.add_tool("shell.run", 0);
+  f.load("policy", rules({rule}));
+  for (const char* push :
+       {"git push --force", "git push -f origin main", "git push -uf origin main",
+        "git -C . push --force", "git push origin +main", "git push --force-with-lease",
+        "cd repo && git push origin +HEAD:main"})
+    EXPECT_EQ(code_of(f.call("shell.run", {{"command", push}})), "denied") << push;
+  for (const char* fine : {"git push origin main", "git push --follow-tags",
+                           "git push origin feature-fix", "git push -o ci.skip"})
+    EXPECT_FALSE(f.call("shell.run", {{"command", fine}}).is_error) << fine;
 }
