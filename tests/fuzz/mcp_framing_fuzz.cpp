@@ -8,8 +8,9 @@
 //   - the frames are those of a plain model of the format: the stream cut
 //     at each '\n' (and at its end); a line over the limit is one oversize
 //     frame of its length, with the answer id the scanner reads in it;
-//     any other line loses one trailing '\r' (CRLF) and, unless blank,
-//     is a message;
+//     any other line loses one trailing '\r' (CRLF), has every other '\r'
+//     as a space (JSON whitespace a CR-splitting peer would read as a line
+//     end), and, unless blank, is a message;
 //   - on a line that is valid JSON (no duplicate keys, no escaped top-level
 //     keys), the scanner's answer id is exactly what the parsed message
 //     says: the top-level "id" of an answer ("result" or "error", no
@@ -22,6 +23,7 @@
 
 #include <toolgate/mcp/gateway.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -98,7 +100,9 @@ std::vector<Frame> model(std::string_view stream, std::size_t max) {
       continue;
     }
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!blank(line)) out.push_back({Frame::Kind::message, std::string(line), line.size(), {}});
+    std::string text(line);
+    std::replace(text.begin(), text.end(), '\r', ' ');
+    if (!blank(text)) out.push_back({Frame::Kind::message, text, text.size(), {}});
   }
   return out;
 }
