@@ -342,36 +342,29 @@ bool reads_program_from_stdin(const Invocation& inv) {
   return true;
 }
 
-// The script that "sh -c SCRIPT" / "bash -o pipefail -lc SCRIPT" runs.
-const Word* shell_c_script(const Invocation& inv) {
-  if (!kShells.count(inv.program)) return nullptr;
+// A shell's -c: whether it has one, and the script after it ("sh -c
+// SCRIPT", "bash -o pipefail -lc SCRIPT"); a -c with no script after it
+// gets its commands from elsewhere ("... | xargs -0 bash -c").
+struct ShellC {
   bool c = false;
-  for (std::size_t i = 0; i < inv.args.size(); ++i) {
-    const std::string& t = inv.args[i]->text;
-    if (is_option(t) || (t.size() > 1 && t[0] == '+')) {
-      if (code_option(inv.program, t)) c = true;
-      if (shell_option_with_value(t)) ++i;
-      continue;
-    }
-    if (c) return inv.args[i];
-    return nullptr;  // a script file
-  }
-  return nullptr;
-}
+  const Word* script = nullptr;
+};
 
-// "sh -c" (options only, no script word after them).
-bool shell_c_without_script(const Invocation& inv) {
-  bool c = false;
+ShellC shell_c(const Invocation& inv) {
+  ShellC out;
+  if (!kShells.count(inv.program)) return out;
   for (std::size_t i = 0; i < inv.args.size(); ++i) {
     const std::string& t = inv.args[i]->text;
     if (is_option(t) || (t.size() > 1 && t[0] == '+')) {
-      if (code_option(inv.program, t)) c = true;
+      if (code_option(inv.program, t)) out.c = true;
       if (shell_option_with_value(t)) ++i;
       continue;
     }
-    return false;
+    if (!out.c) return out;  // a script file
+    out.script = inv.args[i];
+    return out;
   }
-  return c;
+  return out;
 }
 
 // Programs whose output piped into a shell is a file's content or the
@@ -544,9 +537,9 @@ std::string analyze(const Script& script, const Rules& rules, std::size_t depth)
     // Scripts inside arguments run too: parse and check them.
     std::vector<std::string> nested;
     if (inv.wrapped_script) nested.push_back(*inv.wrapped_script);
-    if (const Word* w = shell_c_script(inv)) {
-      nested.push_back(w->text);
-    } else if (kShells.count(inv.program) && shell_c_without_script(inv)) {
+    if (const ShellC sc = shell_c(inv); sc.script) {
+      nested.push_back(sc.script->text);
+    } else if (sc.c) {
       // "sh -c" with nothing after it gets its script from elsewhere
       // ("... | xargs -0 bash -c"): nothing here to check.
       return inv.program +
